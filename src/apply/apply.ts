@@ -1,0 +1,78 @@
+// Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
+// in as their targets are created, every outcome recorded, the state saved after each success.
+import { ApiError } from '../errors.js';
+import type { Registry } from '../kinds/registry.js';
+import { fillReferences } from '../resolve/refs.js';
+import { isObject } from '../schema/values.js';
+import type { Client } from '../remote/client.js';
+import type { State } from '../state/state.js';
+import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
+import { mapPool, waves } from '../util/pool.js';
+
+export interface ApplyOptions {
+  concurrency: number;
+  /** called as each change finishes, for progress output */
+  onResult?: (r: ResultEntry) => void;
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof ApiError) return e.ambiguous ? `${e.line()} (the write may or may not have taken effect; the next plan will show)` : e.line();
+  return (e as Error).message;
+}
+
+export async function applyPlan(plan: Plan, registry: Registry, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
+  const ids = new Map<string, string>();
+  for (const c of plan.changes) {
+    const id = c.id ?? state.idOf(c.address);
+    if (id) ids.set(c.address, id);
+  }
+  const outcome = new Map<string, ResultEntry>();
+  const idOf = (a: string) => ids.get(a);
+
+  const run = async (c: Change): Promise<void> => {
+    const k = registry.get(c.kind)!;
+    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
+    let entry: ResultEntry;
+    if (c.action === 'noop') {
+      if (c.id) state.set(c.address, { kind: c.kind, id: c.id });
+      outcome.set(c.address, { address: c.address, action: 'noop', outcome: 'applied', ...(c.id ? { id: c.id } : {}) });
+      return;
+    }
+    if (failedDep) {
+      entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied` };
+    } else {
+      try {
+        const path = fillReferences(c.request!.path, idOf);
+        const body = fillReferences(c.request!.body, idOf);
+        const unresolved = /\$\{[A-Za-z]+\/[^}]+\.id\}/.exec(`${path} ${JSON.stringify(body ?? {})}`);
+        if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
+        const res = await client.call(c.request!.method, path, body);
+        const created = c.action === 'create' && k.create ? res.body[k.create.wrapper] : undefined;
+        const id = isObject(created) && typeof created.id === 'string' ? created.id : c.id;
+        if (c.action === 'create' && !id) throw new Error('the create response carried no id');
+        if (id) {
+          ids.set(c.address, id);
+          state.set(c.address, { kind: c.kind, id });
+          state.save();
+        }
+        entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
+      } catch (e) {
+        entry = { address: c.address, action: c.action, outcome: 'failed', ...(c.id ? { id: c.id } : {}), error: errorText(e) };
+      }
+    }
+    outcome.set(c.address, entry);
+    opts.onResult?.(entry);
+  };
+
+  for (const wave of waves(plan.changes, (c) => c.address, (c) => c.depends_on ?? [])) {
+    await mapPool(wave, opts.concurrency, run);
+  }
+  state.save();
+  const results = plan.changes.filter((c) => c.action !== 'noop').map((c) => outcome.get(c.address)!);
+  const n = (o: ResultEntry['outcome']) => results.filter((r) => r.outcome === o).length;
+  return {
+    format_version: 1,
+    results,
+    summary: { applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unchanged: plan.summary.noop },
+  };
+}

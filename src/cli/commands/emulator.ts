@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { startEmulator } from '../../emulator/server.js';
+import { SeedError } from '../../emulator/store.js';
+import { UserError } from '../../errors.js';
+import type { Io } from '../io.js';
+import { positiveInt } from '../options.js';
+
+export interface EmulatorFlags {
+  port?: string;
+  host?: string;
+  seed?: string;
+  token?: string[];
+  data?: string;
+  latency?: string;
+  faultRate?: string;
+  faultSeed?: string;
+  retryAfter?: string;
+}
+
+function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw new UserError(`${name} must be a number from 0 to ${max}, not ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** Runs until SIGINT or SIGTERM (or `stop`, for tests). */
+export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promise<void>): Promise<number> {
+  let seed: { text: string; file: string } | undefined;
+  if (flags.seed) {
+    try {
+      seed = { text: readFileSync(resolve(io.cwd, flags.seed), 'utf8'), file: flags.seed };
+    } catch (e) {
+      throw new UserError(`cannot read seed file ${flags.seed}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  let emu;
+  try {
+    emu = await startEmulator({
+      port: flags.port === undefined ? 8080 : flags.port === '0' ? 0 : positiveInt('--port', flags.port, 8080),
+      host: flags.host ?? '127.0.0.1',
+      seed,
+      tokens: flags.token,
+      dataFile: flags.data ? resolve(io.cwd, flags.data) : undefined,
+      latencyMs: nonNegative('--latency', flags.latency),
+      faultRate: nonNegative('--fault-rate', flags.faultRate, 1),
+      faultSeed: nonNegative('--fault-seed', flags.faultSeed),
+      retryAfter: nonNegative('--retry-after', flags.retryAfter),
+    });
+  } catch (e) {
+    if (e instanceof SeedError) throw new UserError(e.message);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`);
+    throw e;
+  }
+  io.out(`tapedeck emulator listening on ${emu.url}\n`);
+  await new Promise<void>((done) => {
+    const finish = () => done();
+    process.once('SIGINT', finish);
+    process.once('SIGTERM', finish);
+    stop?.then(finish);
+  });
+  await emu.close();
+  return 0;
+}

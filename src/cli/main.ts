@@ -1,0 +1,77 @@
+// commander wiring only, and the one place that turns errors into exit codes.
+import { Command, CommanderError, Option } from 'commander';
+import { ApiError, UserError } from '../errors.js';
+import { applyCommand } from './commands/apply.js';
+import { emulatorCommand } from './commands/emulator.js';
+import { planCommand } from './commands/plan.js';
+import { schemaCommand } from './commands/schema.js';
+import { validateCommand } from './commands/validate.js';
+import type { Io } from './io.js';
+import { Reported } from './pipeline.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)')
+    .option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)')
+    .option('--env <name>', 'environment from the project file (env TAPEDECK_ENV)')
+    .option('--state <file>', 'state file (default DIR/.tapedeck/<env>.state.json)')
+    .option('--concurrency <n>', 'parallel requests', '8')
+    .option('--timeout <seconds>', 'per-request timeout', '30')
+    .option('--retries <n>', 'retries of a failed read or idempotent write', '4')
+    .option('--var <name=value>', 'set a variable (repeatable)', collect)
+    .option('--insecure-http', 'allow plain http to a non-loopback host')
+    .option('--json', 'machine output on stdout')
+    .option('--debug', 'log each request (never the token) and show stack traces');
+}
+
+export async function main(argv: string[], io: Io, stop?: Promise<void>): Promise<number> {
+  let code = 0;
+  let debug = argv.includes('--debug');
+  const program = new Command('tapedeck')
+    .description('Keep a streaming platform\'s setup in git: validate, plan and apply it.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showHelpAfterError(false);
+
+  common(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
+    .action(async (dir, flags) => { code = await validateCommand(dir, flags, io); });
+  common(program.command('plan [dir]').description('read the live state and print the changes apply would make'))
+    .option('--out <file>', 'also save the plan as JSON')
+    .option('--detailed-exitcode', 'exit 2 when there are changes')
+    .action(async (dir, flags) => { code = await planCommand(dir, flags, io); });
+  common(program.command('apply [dir]').description('plan, confirm, then write'))
+    .option('--yes', 'do not ask for confirmation')
+    .action(async (dir, flags) => { code = await applyCommand(dir, flags, io); });
+  program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
+    .action((kind) => { code = schemaCommand(kind, io); });
+  program.command('emulator').description('run the local platform emulator')
+    .option('--port <n>', 'port (0: any free one)', '8080')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--seed <file>', 'seed data (YAML or JSON)')
+    .addOption(new Option('--token <token>', 'accepted bearer token (repeatable; default dev-token)').argParser(collect))
+    .option('--data <file>', 'persist the store in this file')
+    .option('--latency <ms>', 'delay every response')
+    .option('--fault-rate <r>', 'share of requests that fail (0..1)')
+    .option('--fault-seed <n>', 'seed of the fault generator, for reproducible runs')
+    .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
+    .action(async (flags) => { code = await emulatorCommand(flags, io, stop); });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      return e.exitCode === 0 ? 0 : 1;
+    }
+    if (e instanceof Reported) return 1;
+    if (e instanceof UserError || e instanceof ApiError) {
+      io.err(`error: ${e.line()}\n`);
+      return 1;
+    }
+    io.err(`internal error: ${(e as Error).message}${debug ? `\n${(e as Error).stack}` : ' (run with --debug for details)'}\n`);
+    debug = false;
+    return 1;
+  }
+}

@@ -1,0 +1,79 @@
+// The composition shared by validate, plan and apply: thin, each step one call.
+import { UserError } from '../errors.js';
+import { defaultRegistry, type Registry } from '../kinds/registry.js';
+import { loadDir } from '../load/load.js';
+import { buildPlan, PlanError } from '../plan/build.js';
+import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
+import { readLive } from '../remote/read-live.js';
+import { interpolateSources } from '../resolve/interpolate.js';
+import { checkReferences } from '../resolve/refs.js';
+import { formatIssue } from '../report/text.js';
+import { State } from '../state/state.js';
+import type { Document, Issue, Plan } from '../types.js';
+import { validateDocuments } from '../validate/validate.js';
+import type { Io } from './io.js';
+import type { RunOptions } from './options.js';
+
+/** Thrown when input problems were already printed; the CLI exits 1 without printing more. */
+export class Reported extends Error {}
+
+export function loadDocuments(opts: RunOptions, io: Io, registry: Registry = defaultRegistry): Document[] {
+  const { docs: sources, issues } = loadDir(opts.dir, io.cwd);
+  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env }));
+  const { docs, issues: more } = validateDocuments(sources, registry);
+  issues.push(...more);
+  if (!issues.some((i) => i.severity === 'error')) issues.push(...checkReferences(docs));
+  report(issues, io);
+  if (issues.some((i) => i.severity === 'error')) {
+    const n = issues.filter((i) => i.severity === 'error').length;
+    io.err(`${n} error${n === 1 ? '' : 's'}; nothing was sent.\n`);
+    throw new Reported();
+  }
+  if (!sources.length) throw new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
+  return docs;
+}
+
+function report(issues: Issue[], io: Io): void {
+  const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.pos?.line ?? 0) - (b.pos?.line ?? 0)));
+  for (const i of sorted) io.err(`${formatIssue(i)}\n`);
+}
+
+export function makeClient(opts: RunOptions, io: Io): Client {
+  if (!opts.baseUrl) throw new UserError('no base URL: pass --base-url, set TAPEDECK_BASE_URL, or choose an environment with --env');
+  const url = checkBaseUrl(opts.baseUrl, opts.insecureHttp, (m) => io.err(`${m}\n`));
+  return new Client({
+    ...defaultClientOptions,
+    baseUrl: url.href,
+    token: opts.token(),
+    concurrency: opts.concurrency,
+    timeoutMs: opts.timeoutMs,
+    maxAttempts: opts.maxAttempts,
+    debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
+  });
+}
+
+export interface Planned {
+  plan: Plan;
+  state: State;
+  client: Client;
+  registry: Registry;
+}
+
+export async function makePlan(opts: RunOptions, io: Io, registry: Registry = defaultRegistry): Promise<Planned> {
+  const docs = loadDocuments(opts, io, registry);
+  const state = State.load(opts.statePath);
+  const client = makeClient(opts, io);
+  try {
+    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency);
+    if (failures.length) {
+      for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
+      throw new Reported();
+    }
+    const plan = buildPlan(docs, observed, registry, liveListed);
+    return { plan, state, client, registry };
+  } catch (e) {
+    await client.close();
+    if (e instanceof PlanError) throw new UserError(e.message);
+    throw e;
+  }
+}

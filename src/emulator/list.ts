@@ -1,0 +1,98 @@
+// The list engine shared by every list endpoint: project scope, `filter` (field:value terms joined by `and`),
+// `order_by`, `search` ranked by relevance, `pinned` first, and opaque page tokens.
+import { createHash } from 'node:crypto';
+import type { Field } from '../schema/model.js';
+import type { JsonObject } from '../schema/values.js';
+import { bad } from './fault.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+export interface ListRules {
+  /** fields order_by may name (each with asc or desc); empty: order_by is rejected */
+  orderBy: string[];
+  /** fields `search` looks in, the first ranked highest */
+  search: string[];
+}
+
+const scalar = new Set(['string', 'enum', 'boolean', 'int64', 'integer', 'number', 'timestamp']);
+
+function parseFilter(filter: string, model: Field): Array<(r: JsonObject) => boolean> {
+  if (!filter.trim()) return [];
+  return filter.trim().split(/\s+and\s+/i).map((term) => {
+    const m = /^([a-z_][a-z0-9_]*):(?:"([^"]*)"|(\S+))$/.exec(term.trim());
+    if (!m) throw bad(`filter: "${term}" is not a field:value term (only terms joined by "and" are supported)`);
+    const [, name, quoted, bare] = m;
+    const value = quoted ?? bare;
+    const f = model.props?.[name];
+    if (!f || !scalar.has(f.type)) throw bad(`filter: cannot filter on "${name}"`);
+    if (name === 'type_id' && value === 'default') return (r) => !r.type_id;
+    return (r) => String(r[name] ?? '') === value;
+  });
+}
+
+function compare(a: unknown, b: unknown, field: string): number {
+  const x = String(a ?? '');
+  const y = String(b ?? '');
+  if (field === 'title' || field === 'name') return x.localeCompare(y, 'en', { sensitivity: 'base' }) || (x < y ? -1 : x > y ? 1 : 0);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function pageToken(offset: number, signature: string): string {
+  return Buffer.from(JSON.stringify({ o: offset, s: signature })).toString('base64url');
+}
+
+function readToken(token: string, signature: string): number {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (Number.isInteger(t.o) && t.o >= 0 && t.s === signature) return t.o;
+  } catch {
+    /* reported below */
+  }
+  throw bad('page_token is not valid for this query');
+}
+
+/** One page of `all` (in creation order) as the query asks, with the next page's token. */
+export function listPage(all: JsonObject[], query: URLSearchParams, model: Field, rules: ListRules) {
+  const sizeText = query.get('page_size') ?? '0';
+  if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
+  const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const terms = parseFilter(query.get('filter') ?? '', model);
+  const project = query.get('project_id');
+  const matches = (r: JsonObject) => (!project || r.project_id === project) && terms.every((t) => t(r));
+
+  const search = (query.get('search') ?? '').trim().toLowerCase();
+  const pinned = query.getAll('pinned').flatMap((p) => p.split(',')).filter(Boolean);
+  const orderBy = (query.get('order_by') ?? '').trim();
+  let ordered = all.filter(matches);
+  if (orderBy) {
+    const m = /^([a-z_]+)\s+(asc|desc)$/i.exec(orderBy);
+    if (!m || !rules.orderBy.includes(m[1])) {
+      throw bad(`order_by must be one of: ${rules.orderBy.flatMap((f) => [`${f} asc`, `${f} desc`]).join(', ') || '(none)'}`);
+    }
+    // Not applied when search or pinned is used: those order by relevance.
+    if (!search && !pinned.length) {
+      const sign = m[2].toLowerCase() === 'desc' ? -1 : 1;
+      ordered = [...ordered].sort((a, b) => sign * compare(a[m[1]], b[m[1]], m[1]));
+    }
+  }
+  if (search) {
+    const rank = (r: JsonObject) => rules.search.findIndex((f) => String(r[f] ?? '').toLowerCase().includes(search));
+    ordered = ordered.map((r) => [rank(r), r] as const).filter(([k]) => k >= 0).sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+  }
+  if (pinned.length) {
+    const byId = new Map(all.filter(matches).map((r) => [String(r.id), r]));
+    const first = [...new Set(pinned)].map((id) => byId.get(id)).filter((r): r is JsonObject => !!r);
+    const firstIds = new Set(first.map((r) => r.id));
+    ordered = [...first, ...ordered.filter((r) => !firstIds.has(r.id))];
+  }
+
+  const signature = createHash('sha256')
+    .update(JSON.stringify([...query.entries()].filter(([k]) => k !== 'page_token' && k !== 'page_size').sort()))
+    .digest('base64url').slice(0, 16);
+  const token = query.get('page_token');
+  const offset = token ? readToken(token, signature) : 0;
+  const page = ordered.slice(offset, offset + pageSize);
+  const next = offset + pageSize < ordered.length ? pageToken(offset + pageSize, signature) : '';
+  return { items: page, next_page_token: next };
+}

@@ -1,0 +1,48 @@
+// The platform's rules that go beyond field shapes, per collection: what the spec and the docs state.
+import type { JsonObject } from '../schema/values.js';
+import { actionConfigurationProblems } from '../validate/action-references.js';
+import { ApiFault, bad } from './fault.js';
+import type { ListRules } from './list.js';
+
+type Check = (resource: JsonObject, others: Iterable<JsonObject>) => void;
+
+interface CollectionRules {
+  /** fields a create must carry */
+  required?: string[];
+  /** checked on every create and update, against the other stored resources of the collection */
+  check?: Check;
+  /** a read of something never set answers an empty resource instead of 404 */
+  emptyOnMissing?: boolean;
+  list?: ListRules;
+}
+
+/** "There can only be one default configuration per type" (per project). */
+const oneDefaultPerType: Check = (r, others) => {
+  if (r.default !== true) return;
+  for (const o of others) {
+    if (o.id !== r.id && o.default === true && o.project_id === r.project_id && o.type === r.type) {
+      throw new ApiFault('failed_precondition', `configuration ${String(o.id)} is already the default ${String(r.type)} of project ${String(r.project_id)}`);
+    }
+  }
+};
+
+const contentList: ListRules = { orderBy: ['title', 'release_time'], search: ['title', 'description'] };
+const namedList: ListRules = { orderBy: ['name'], search: ['name', 'description'] };
+
+export const collectionRules: Record<string, CollectionRules> = {
+  configurations: { required: ['project_id', 'name'], check: oneDefaultPerType, list: namedList },
+  policies: { required: ['policy'] },
+  action_configurations: {
+    required: ['configuration'],
+    emptyOnMissing: true,
+    check: (r) => {
+      const problems = actionConfigurationProblems(r.configuration);
+      if (problems.length) throw bad(problems.map(([, m]) => m).join('; '));
+    },
+  },
+  offers: { required: ['project_id'], list: namedList },
+  standing_phases: { required: ['project_id'] },
+  video_protection_rulesets: { required: ['project_id'], list: namedList },
+  creative_works: { list: contentList },
+  events: { list: contentList },
+};

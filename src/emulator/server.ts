@@ -1,0 +1,196 @@
+// The emulator's HTTP side: routing from the kind table, bearer auth, body limits, latency and fault injection.
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { builtinKinds } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import { isObject, type JsonObject } from '../schema/values.js';
+import { ApiFault, bad } from './fault.js';
+import { create, duplicate, list, patch, read, replace, type Handler } from './handlers.js';
+import { Store } from './store.js';
+
+export const MAX_BODY = 1024 * 1024;
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  /** seed text and the name to report it under */
+  seed?: { text: string; file: string };
+  tokens?: string[];
+  dataFile?: string;
+  latencyMs?: number;
+  faultRate?: number;
+  faultSeed?: number;
+  /** seconds sent in Retry-After with injected 429s */
+  retryAfter?: number;
+}
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  kind: KindDef;
+  handler: Handler;
+  write: boolean;
+}
+
+function route(kind: KindDef, method: string, path: string, handler: Handler): Route {
+  const names: string[] = [];
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, n: string) => {
+    names.push(n);
+    return n === 'key' ? '(.+?)' : '([^/]+)';
+  });
+  return { method, pattern: new RegExp(`^${source}$`), names, kind, handler, write: method !== 'GET' };
+}
+
+/** Every endpoint of the contract's table, from the kinds' default endpoints. */
+function routes(): Route[] {
+  return builtinKinds.flatMap((k) => [
+    route(k, 'GET', k.read.path, read),
+    ...(k.list ? [route(k, 'GET', k.list.path, list)] : []),
+    ...(k.create ? [route(k, k.create.method, k.create.path, k.create.style === 'duplicate' ? duplicate : create)] : []),
+    route(k, k.update.method, k.update.path, k.update.style === 'patch' ? patch : replace),
+  ]);
+}
+
+/** mulberry32: a tiny seeded PRNG, so a fault test run is reproducible with --fault-seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type FaultKind = 'unavailable' | 'rate_limited' | 'drop_before' | 'drop_after';
+const faultKinds: FaultKind[] = ['unavailable', 'rate_limited', 'drop_before', 'drop_after'];
+
+export interface EmulatorStats {
+  reads: number;
+  writes: number;
+  faults: Record<FaultKind, number>;
+}
+
+export interface Emulator {
+  url: string;
+  port: number;
+  store: Store;
+  stats: EmulatorStats;
+  server: Server;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY) return reject(new ApiFault('payload_too_large', `request body over ${MAX_BODY} bytes`));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new ApiFault('payload_too_large', `request body over ${MAX_BODY} bytes`));
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(buf: Buffer): JsonObject {
+  if (buf.length === 0) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(buf.toString('utf8'));
+  } catch {
+    throw bad('malformed JSON body');
+  }
+  if (!isObject(v)) throw bad('the body must be a JSON object');
+  return v;
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const store = new Store(opts.dataFile);
+  if (!store.load() && opts.seed) {
+    store.seed(opts.seed.text, opts.seed.file);
+    store.save();
+  }
+  const tokens = new Set(opts.tokens?.length ? opts.tokens : ['dev-token']);
+  const table = routes();
+  const random = seededRandom(opts.faultSeed ?? Date.now());
+  const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 } };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (opts.latencyMs) await sleep(opts.latencyMs);
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const auth = req.headers.authorization ?? '';
+    const raw = await readBody(req);
+    if (!auth.startsWith('Bearer ') || !tokens.has(auth.slice(7))) {
+      throw new ApiFault('unauthenticated', 'missing or invalid bearer token');
+    }
+    const method = req.method ?? 'GET';
+    let match: RegExpExecArray | null = null;
+    const r = table.find((x) => x.method === method && (match = x.pattern.exec(url.pathname)));
+    if (!r || !match) throw new ApiFault('not_found', `no route for ${method} ${url.pathname}`);
+    const params: Record<string, string> = {};
+    r.names.forEach((n, i) => {
+      try {
+        params[n] = match![i + 1].split('/').map(decodeURIComponent).join('/');
+      } catch {
+        throw bad('malformed percent-encoding in the path');
+      }
+    });
+    if (r.write) stats.writes++;
+    else stats.reads++;
+    const fault = opts.faultRate && random() < opts.faultRate ? faultKinds[Math.floor(random() * faultKinds.length)] : undefined;
+    if (fault) stats.faults[fault]++;
+    if (fault === 'unavailable') throw new ApiFault('unavailable', 'injected fault: service unavailable');
+    if (fault === 'rate_limited') {
+      return send(res, 429, new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), { 'retry-after': String(opts.retryAfter ?? 1) });
+    }
+    if (fault === 'drop_before') return void req.socket.destroy();
+    const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw) });
+    // The write took effect, but the client never hears of it.
+    if (fault === 'drop_after') return void req.socket.destroy();
+    send(res, 200, result);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (res.headersSent || res.destroyed) return;
+      const fault = e instanceof ApiFault ? e : new ApiFault('internal', 'internal error');
+      if (!(e instanceof ApiFault)) console.error(e);
+      send(res, fault.status, fault.body(), fault.code === 'payload_too_large' ? { connection: 'close' } : {});
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    store,
+    stats,
+    server,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

@@ -1,0 +1,85 @@
+// Request bodies checked against the field model, as the platform's JSON decoder would: unknown fields and
+// wrong types are invalid_argument. Also the update-mask rules of PATCH.
+import type { Field } from '../schema/model.js';
+import { fieldAt } from '../schema/model.js';
+import { canonicalInt64, canonicalTimestamp, isObject, type Json, type JsonObject } from '../schema/values.js';
+import { bad } from './fault.js';
+
+/** Throws invalid_argument naming the first field of `v` that the model does not accept. */
+export function checkShape(field: Field, v: unknown, path: string): void {
+  if (v === null || v === undefined) return;
+  const fail = (what: string) => { throw bad(`${path || 'body'}: ${what}`); };
+  switch (field.type) {
+    case 'message':
+      if (!isObject(v)) fail('expected an object');
+      for (const [k, x] of Object.entries(v as JsonObject)) {
+        const f = field.props?.[k];
+        if (!f) fail(`unknown field ${path ? `${path}.` : ''}${k}`);
+        checkShape(f!, x, path ? `${path}.${k}` : k);
+      }
+      return;
+    case 'array':
+      if (!Array.isArray(v)) fail('expected an array');
+      (v as unknown[]).forEach((x, i) => checkShape(field.items!, x, `${path}[${i}]`));
+      return;
+    case 'map': if (!isObject(v)) fail('expected an object'); return;
+    case 'int64': if (canonicalInt64(v) === undefined) fail('expected an int64 (decimal string)'); return;
+    case 'timestamp': if (typeof v !== 'string' || (v !== '' && !canonicalTimestamp(v))) fail('expected an RFC 3339 timestamp'); return;
+    case 'enum': case 'string': if (typeof v !== 'string') fail('expected a string'); return;
+    case 'integer': if (!Number.isInteger(v)) fail('expected an integer'); return;
+    case 'number': if (typeof v !== 'number') fail('expected a number'); return;
+    case 'boolean': if (typeof v !== 'boolean') fail('expected a boolean'); return;
+    default:
+  }
+}
+
+function getPath(obj: JsonObject, path: string): Json | undefined {
+  let cur: Json | undefined = obj;
+  for (const p of path.split('.')) cur = isObject(cur) ? cur[p] : undefined;
+  return cur;
+}
+
+function setPath(obj: JsonObject, path: string, value: Json | undefined): void {
+  const parts = path.split('.');
+  let cur = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (!isObject(cur[p])) cur[p] = {};
+    cur = cur[p] as JsonObject;
+  }
+  const last = parts[parts.length - 1];
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+}
+
+/** The paths of an update mask, checked: each must name a writable field reachable through messages only. */
+export function parseMask(model: Field, mask: unknown, body: JsonObject): string[] {
+  if (mask === undefined || mask === null || mask === '') {
+    // Google AIP-134: no mask means every field present in the body (output-only ones are ignored).
+    return Object.keys(body).filter((k) => model.props?.[k] && !model.props[k].readOnly);
+  }
+  if (typeof mask !== 'string') throw bad('update_mask must be a comma-separated string of field paths');
+  const paths = mask.split(',').map((p) => p.trim());
+  for (const p of paths) {
+    if (!/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/.test(p)) throw bad(`update_mask: malformed path "${p}"`);
+    const parts = p.split('.');
+    for (let i = 1; i <= parts.length; i++) {
+      const f = fieldAt(model, parts.slice(0, i).join('.'));
+      if (!f) throw bad(`update_mask: unknown field path "${p}"`);
+      if (f.readOnly) throw bad(`update_mask: "${p}" is output only and cannot be updated`);
+    }
+  }
+  return paths;
+}
+
+/**
+ * Copies each masked path from `body` into `target`: a path absent from the body clears the field, a path naming
+ * a message replaces the whole message. `transform` lets a caller rewrite copied strings (event duplication's %@).
+ */
+export function applyMask(target: JsonObject, body: JsonObject, paths: string[], transform?: (path: string, v: Json) => Json): void {
+  for (const p of paths) {
+    const v = getPath(body, p);
+    setPath(target, p, v === undefined || !transform ? v : transform(p, v));
+  }
+}
+
+export { getPath };

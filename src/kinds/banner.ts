@@ -1,0 +1,12 @@
+import type { KindDef } from './types.js';
+
+export const banner: KindDef = {
+  kind: 'Banner',
+  schema: 'banner.schema.json',
+  seedKey: 'banners',
+  identity: 'id',
+  read: { method: 'GET', path: '/cms/banners/v1/{id}', source: 'spec', wrapper: 'banner', notFound: 'error' },
+  update: {
+    method: 'PATCH', path: '/cms/banners/v1/{id}', source: 'docs', style: 'patch', idField: 'banner_id', bodyKey: 'banner_update',
+  },
+};

@@ -1,0 +1,19 @@
+import type { KindDef } from './types.js';
+
+export const event: KindDef = {
+  kind: 'Event',
+  schema: 'event.schema.json',
+  seedKey: 'events',
+  identity: 'id',
+  read: { method: 'GET', path: '/cms/events/v1/{id}', source: 'docs', wrapper: 'event', notFound: 'error' },
+  createdFrom: 'duplicate_from',
+  list: { method: 'GET', path: '/cms/events/v1', source: 'docs', itemsKey: 'events', scope: ['project_id'] },
+  // Events are created only by duplicating another one (operation 13): a document with `duplicate_from`.
+  create: {
+    method: 'POST', path: '/cms/events/v1/{source}/duplicate', source: 'spec', style: 'duplicate', wrapper: 'event',
+    idField: 'event_id', bodyKey: 'event', placeholder: '%@',
+  },
+  update: {
+    method: 'PATCH', path: '/cms/events/v1/{id}', source: 'spec', style: 'patch', idField: 'event_id', bodyKey: 'event_update',
+  },
+};

@@ -1,0 +1,43 @@
+// Endpoint templates filled in: path parameters percent-encoded (a resource key segment by segment, so its `/`
+// stays a separator and nothing else can change the path), query parameters from the spec.
+import type { Endpoint, KindDef } from './types.js';
+import type { JsonObject } from '../schema/values.js';
+
+const isReference = (s: string) => /^\$\{[^}]+\}$/.test(s);
+/** A reference that is not known yet is written as its text, for apply to fill in. */
+const encode = (s: string) => (isReference(s) ? s : encodeURIComponent(s));
+
+export interface PathValues {
+  id?: string;
+  key?: string;
+  source?: string;
+  spec: JsonObject;
+}
+
+export function fillPath(template: string, v: PathValues): string {
+  return template.replace(/\{([\w.]+)\}/g, (_, name: string) => {
+    if (name === 'id') return encode(v.id ?? '');
+    if (name === 'source') return encode(v.source ?? '');
+    if (name === 'key') return (v.key ?? '').split('/').map(encode).join('/');
+    if (name.startsWith('spec.')) return encode(String(v.spec[name.slice(5)] ?? ''));
+    return '';
+  });
+}
+
+export function withQuery(path: string, query: Record<string, string> | undefined, spec: JsonObject): string {
+  if (!query) return path;
+  const q = new URLSearchParams();
+  for (const [name, from] of Object.entries(query)) {
+    const v = spec[from.replace(/^spec\./, '')];
+    if (v !== undefined && v !== null && v !== '') q.set(name, String(v));
+  }
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** The read path of one resource. */
+export function readPath(k: KindDef, v: PathValues): string {
+  return withQuery(fillPath(k.read.path, v), k.read.query, v.spec);
+}
+
+export const endpointPath = (ep: Endpoint, v: PathValues) => fillPath(ep.path, v);

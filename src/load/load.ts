@@ -1,0 +1,97 @@
+// Files -> SourceDoc[]: every *.yaml/*.yml below a directory, each document with the position of every value.
+// No validation here beyond "is it readable YAML".
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
+import type { Issue, Pos, SourceDoc } from '../types.js';
+
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Alias expansion is bounded, so a "billion laughs" file is an error, not a hang. */
+export const MAX_ALIAS_COUNT = 100;
+export const PROJECT_FILE = 'tapedeck.yaml';
+
+const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function yamlFiles(dir: string, root: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    const full = join(dir, e.name);
+    if (e.isDirectory()) out.push(...yamlFiles(full, root));
+    else if (e.isFile() && /\.ya?ml$/.test(e.name) && !(dir === root && e.name === PROJECT_FILE)) out.push(full);
+  }
+  return out;
+}
+
+function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: Map<string, Pos>, at?: number): void {
+  if (!node) return;
+  const offset = at ?? node.range?.[0];
+  if (offset !== undefined) into.set(pointer, lc.linePos(offset));
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      positionsOf(pair.value as Node | null, lc, `${pointer}/${escapePointer(key)}`, into, (pair.key as Node | null)?.range?.[0]);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => positionsOf(item as Node | null, lc, `${pointer}/${i}`, into));
+  }
+}
+
+/** Parses one file's text into its documents; problems go to `issues`. */
+export function parseFile(text: string, file: string, issues: Issue[]): SourceDoc[] {
+  const lc = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const out: SourceDoc[] = [];
+  list.forEach((doc, index) => {
+    const errs = [...doc.errors];
+    for (const e of errs) {
+      issues.push({ file, pos: lc.linePos(e.pos[0]), message: `YAML: ${e.message.split('\n')[0]}`, severity: 'error' });
+    }
+    if (errs.length) return;
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (e) {
+      const pos = doc.contents?.range ? lc.linePos(doc.contents.range[0]) : undefined;
+      issues.push({ file, pos, message: `YAML: ${(e as Error).message.split('\n')[0]}`, severity: 'error' });
+      return;
+    }
+    if (value === null || value === undefined) return; // an empty document, e.g. a trailing `---`
+    const positions = new Map<string, Pos>();
+    positionsOf(doc.contents as Node | null, lc, '', positions);
+    out.push({ file, index, value, positions });
+  });
+  return out;
+}
+
+/** Every document below `dir`. Unreadable files are issues, not exceptions. */
+export function loadDir(dir: string, cwd: string): { docs: SourceDoc[]; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const docs: SourceDoc[] = [];
+  let st;
+  try {
+    st = statSync(dir);
+  } catch {
+    return { docs, issues: [{ file: dir, message: 'no such directory', severity: 'error' }] };
+  }
+  const files = st.isDirectory() ? yamlFiles(dir, dir) : [dir];
+  for (const full of files) {
+    const file = relative(cwd, full) || full;
+    const size = statSync(full).size;
+    if (size > MAX_FILE_BYTES) {
+      issues.push({ file, pos: { line: 1, col: 1 }, message: `file is ${size} bytes, over the limit of ${MAX_FILE_BYTES}`, severity: 'error' });
+      continue;
+    }
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full));
+    } catch {
+      issues.push({ file, pos: { line: 1, col: 1 }, message: 'file is not valid UTF-8', severity: 'error' });
+      continue;
+    }
+    docs.push(...parseFile(text.replace(/^\uFEFF/, ''), file, issues));
+  }
+  return { docs, issues };
+}

@@ -1,0 +1,149 @@
+// The only HTTP client: undici over a keep-alive pool, bearer auth, timeouts, retries with backoff and jitter for
+// calls that are safe to repeat, and JSON errors turned into ApiError. The token never appears in any message.
+import { Agent, request, type Dispatcher } from 'undici';
+import { ApiError, UserError } from '../errors.js';
+import { isObject, type JsonObject } from '../schema/values.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  token: string;
+  concurrency: number;
+  /** per attempt */
+  timeoutMs: number;
+  /** attempts for a call that may be repeated (GET, PUT, PATCH) */
+  maxAttempts: number;
+  /** no new attempt starts after this many ms since the first */
+  deadlineMs: number;
+  /** base of the exponential backoff */
+  backoffMs: number;
+  debug?: (line: string) => void;
+}
+
+export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200 };
+
+export interface Response {
+  status: number;
+  body: JsonObject;
+}
+
+const RETRY_STATUS = new Set([408, 429, 502, 503, 504]);
+const IDEMPOTENT = new Set(['GET', 'PUT', 'PATCH']);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** loopback hosts may use plain http; anything else must be https unless the user insists. */
+export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: string) => void): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UserError(`base URL ${JSON.stringify(raw)} is not a valid URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UserError(`base URL must be http(s), not ${url.protocol}`);
+  if (url.username || url.password) throw new UserError('base URL must not carry credentials; use TAPEDECK_TOKEN or --token-file');
+  const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
+  if (url.protocol === 'http:' && !loopback) {
+    if (!insecureHttp) throw new UserError(`base URL ${url.origin} is plain http: the token would travel unencrypted (use https, or --insecure-http to override)`);
+    warn(`warning: sending the token over plain http to ${url.origin} (--insecure-http)`);
+  }
+  return url;
+}
+
+export class Client {
+  private readonly agent: Agent;
+  private readonly origin: string;
+  private readonly prefix: string;
+  readonly counts = { reads: 0, writes: 0 };
+
+  constructor(readonly opts: ClientOptions) {
+    const url = new URL(opts.baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/$/, '');
+    this.agent = new Agent({ connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  /** One call, retried where repeating it cannot do harm. POST is never retried here: a create could happen twice. */
+  async call(method: string, path: string, body?: JsonObject): Promise<Response> {
+    const started = Date.now();
+    const retryable = IDEMPOTENT.has(method);
+    for (let attempt = 1; ; attempt++) {
+      let outcome: Response | ApiError;
+      try {
+        outcome = await this.once(method, path, body);
+      } catch (e) {
+        outcome = e as ApiError;
+      }
+      if (!(outcome instanceof ApiError)) return outcome;
+      const transient = outcome.status === 0 || RETRY_STATUS.has(outcome.status);
+      const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
+      const wait = retryAfter ?? Math.random() * this.opts.backoffMs * 2 ** (attempt - 1);
+      if (!retryable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;
+      this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
+      await sleep(wait);
+    }
+  }
+
+  private async once(method: string, path: string, body?: JsonObject): Promise<Response> {
+    if (method === 'GET') this.counts.reads++;
+    else this.counts.writes++;
+    const t0 = Date.now();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(`${this.origin}${this.prefix}${path}`, {
+        method: method as Dispatcher.HttpMethod,
+        dispatcher: this.agent,
+        headers: {
+          authorization: `Bearer ${this.opts.token}`,
+          accept: 'application/json',
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      });
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? 'network_error';
+      const timeout = /TIMEOUT/.test(code);
+      this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
+      throw new ApiError(method, path, 0, timeout ? 'timeout' : 'connection_failed',
+        timeout ? `no response within ${this.opts.timeoutMs} ms` : `the connection failed (${code})`, method !== 'GET');
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (e) {
+      throw new ApiError(method, path, 0, 'connection_failed', `the response was cut off (${(e as { code?: string }).code ?? 'error'})`, method !== 'GET');
+    }
+    this.opts.debug?.(`${method} ${path} -> ${res.statusCode} (${Date.now() - t0} ms)`);
+    let json: unknown = {};
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (!isObject(json)) throw new ApiError(method, path, res.statusCode, 'bad_response', 'the response is not a JSON object');
+      return { status: res.statusCode, body: json };
+    }
+    throw this.failure(method, path, res, json);
+  }
+
+  private failure(method: string, path: string, res: Dispatcher.ResponseData, json: unknown): ApiError {
+    const status = res.statusCode;
+    const code = isObject(json) && typeof json.code === 'string' ? json.code : `http_${status}`;
+    let message = isObject(json) && typeof json.message === 'string' ? json.message : `HTTP ${status}`;
+    if (status === 401 || status === 403) message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
+    if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.origin}`;
+    if (message.includes(this.opts.token)) message = message.split(this.opts.token).join('[token]');
+    const err = new ApiError(method, path, status, code, message) as ApiError & { retryAfterMs?: number };
+    const ra = res.headers['retry-after'];
+    const seconds = Number(Array.isArray(ra) ? ra[0] : ra);
+    if (ra !== undefined && Number.isFinite(seconds)) err.retryAfterMs = Math.min(seconds * 1000, this.opts.deadlineMs);
+    return err;
+  }
+}

@@ -1,0 +1,151 @@
+// Reads the live resource behind every document, wave by wave along ${Kind/name.id} references so that an id
+// found in one wave (an adopted configuration) can be filled into the next.
+import { ApiError } from '../errors.js';
+import type { Registry } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import { readPath, withQuery } from '../kinds/paths.js';
+import { resourceModel } from '../schema/model.js';
+import { isObject, normalize, deepEqual, type JsonObject } from '../schema/values.js';
+import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
+import type { State } from '../state/state.js';
+import type { Document } from '../types.js';
+import { mapPool, waves } from '../util/pool.js';
+import type { Client } from './client.js';
+
+export interface Observed {
+  doc: Document;
+  /** the spec with every reference whose id is known filled in */
+  desired: JsonObject;
+  /** the event to duplicate, filled in where known */
+  source?: string;
+  id?: string;
+  /** null: the resource does not exist yet */
+  live: JsonObject | null;
+}
+
+export interface ReadFailure {
+  address: string;
+  error: ApiError | Error;
+}
+
+/** `mark` in each string of `v` replaced by the string at the same place in `original`. */
+function substitute(v: JsonObject, original: JsonObject, mark: string): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) {
+    const o = original[k];
+    if (typeof x === 'string' && typeof o === 'string') out[k] = x.split(mark).join(o);
+    else if (isObject(x)) out[k] = substitute(x, isObject(o) ? o : {}, mark);
+    else out[k] = x;
+  }
+  return out;
+}
+
+function unwrap(k: KindDef, body: JsonObject): JsonObject {
+  const r = k.read.wrapper ? body[k.read.wrapper] : body;
+  return isObject(r) ? r : {};
+}
+
+/** Every live resource of a list, through all its pages. */
+async function listAll(client: Client, k: KindDef, scope: JsonObject): Promise<JsonObject[]> {
+  const items: JsonObject[] = [];
+  let token = '';
+  const query = Object.fromEntries(k.list!.scope.map((f) => [f, `spec.${f}`]));
+  do {
+    const base = withQuery(k.list!.path, query, scope);
+    const sep = base.includes('?') ? '&' : '?';
+    const path = `${base}${sep}page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`;
+    const { body } = await client.call('GET', path);
+    const page = body[k.list!.itemsKey];
+    if (Array.isArray(page)) items.push(...page.filter(isObject));
+    token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
+  } while (token);
+  return items;
+}
+
+export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number) {
+  const ids = new Map<string, string>();
+  const observed = new Map<string, Observed>();
+  const failures: ReadFailure[] = [];
+  const lists = new Map<string, Promise<JsonObject[]>>();
+  const graph = dependencyGraph(docs);
+  const idOf = (a: string) => ids.get(a);
+
+  const listed = (k: KindDef, desired: JsonObject): Promise<JsonObject[]> => {
+    const scope = Object.fromEntries(k.list!.scope.map((f) => [f, desired[f]])) as JsonObject;
+    const key = `${k.kind} ${JSON.stringify(scope)}`;
+    if (!lists.has(key)) lists.set(key, listAll(client, k, scope));
+    return lists.get(key)!;
+  };
+
+  const adopt = async (k: KindDef, desired: JsonObject): Promise<JsonObject | undefined> => {
+    const model = resourceModel(k.schema);
+    const all = await listed(k, desired);
+    return all.find((r) => k.naturalKey!.every((f) => deepEqual(normalize(model.props?.[f], r[f]), normalize(model.props?.[f], desired[f]))));
+  };
+
+  const readOne = async (doc: Document): Promise<void> => {
+    const k = registry.get(doc.kind)!;
+    const desired = fillReferences(doc.spec, idOf);
+    const source = doc.duplicate_from ? fillReferences(doc.duplicate_from, idOf) : undefined;
+    const o: Observed = { doc, desired, source, live: null };
+    observed.set(doc.address, o);
+    try {
+      if (k.identity === 'key') {
+        const key = String(desired[k.keyField!]);
+        if (hasReference(key)) return void (o.live = { [k.keyField!]: key }); // its target is created in this apply
+        o.live = await get(k, { key, spec: desired }, true);
+        if (o.live) o.live[k.keyField!] = key;
+        else o.live = { [k.keyField!]: key }; // never set: an empty policy
+        return;
+      }
+      const fromState = state.idOf(doc.address);
+      const id = doc.id ?? fromState;
+      if (id) {
+        o.live = await get(k, { id, spec: desired }, !doc.id);
+        if (o.live) o.id = id;
+        else if (!k.create) throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
+      }
+      // A configuration that would become a default must be checked against the live ones: list them.
+      if (k.list && (k.uniqueWhen ?? []).some((u) => desired[u.when] === true)) await listed(k, desired);
+      if (!o.live && k.identity === 'natural') {
+        const found = await adopt(k, desired);
+        if (found) {
+          o.live = found;
+          o.id = String(found.id);
+        }
+      }
+      // Once the duplicate exists, `%@` means what the server made of it: the source's value of that field.
+      const mark = k.create?.placeholder;
+      if (o.live && source && mark && JSON.stringify(desired).includes(mark)) {
+        const original = await get(k, { id: source, spec: desired }, false);
+        o.desired = substitute(desired, original ?? {}, mark);
+      }
+      if (o.id) ids.set(doc.address, o.id);
+    } catch (e) {
+      failures.push({ address: doc.address, error: e as Error });
+    }
+  };
+
+  /** The resource, or null when it does not exist and `missingOk` (a deleted or never-set resource). */
+  const get = async (k: KindDef, v: { id?: string; key?: string; spec: JsonObject }, missingOk: boolean) => {
+    try {
+      const { body } = await client.call('GET', readPath(k, v));
+      return unwrap(k, body);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404 && (missingOk || k.read.notFound === 'empty')) return null;
+      throw e;
+    }
+  };
+
+  for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
+    await mapPool(wave, concurrency, readOne);
+  }
+  const seen = new Map<string, JsonObject[]>();
+  for (const [key, p] of lists) {
+    const kind = key.split(' ')[0];
+    seen.set(kind, [...(seen.get(kind) ?? []), ...(await p.catch(() => []))]);
+  }
+  /** the live resources of a kind that were listed while reading */
+  const liveListed = (k: KindDef) => seen.get(k.kind) ?? [];
+  return { observed, failures, liveListed };
+}

@@ -1,0 +1,104 @@
+// The field model: each kind's JSON Schema turned once into a small tree that says, per field, what the diff,
+// the emulator and the redactor need to know (message to descend into, atomic map, int64, timestamp, enum, ...).
+// Field semantics are declared in schemas/ and read here, nowhere else.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+export type FieldType =
+  | 'message' | 'array' | 'map' | 'int64' | 'timestamp' | 'enum'
+  | 'string' | 'integer' | 'number' | 'boolean' | 'any';
+
+export interface Field {
+  type: FieldType;
+  readOnly: boolean;
+  secret: boolean;
+  /** message: its fields */
+  props?: Record<string, Field>;
+  /** array: its element */
+  items?: Field;
+  /** array: order does not matter */
+  set?: boolean;
+  /** enum: the zero value; known values where published */
+  zero?: string;
+  known?: string[];
+  /** a field with presence: explicit false/0 differs from unset (v2 tri-state booleans) */
+  presence?: boolean;
+}
+
+export type JsonSchema = Record<string, any>;
+
+export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas');
+
+let cache: Map<string, JsonSchema> | undefined;
+/** Every schema file in schemas/, by file name (which is also its $id). */
+export function allSchemas(): Map<string, JsonSchema> {
+  if (!cache) {
+    cache = new Map();
+    for (const f of readdirSync(schemaDir).filter((n) => n.endsWith('.schema.json')).sort()) {
+      cache.set(f, JSON.parse(readFileSync(join(schemaDir, f), 'utf8')));
+    }
+  }
+  return cache;
+}
+
+function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string } {
+  let cur = node;
+  let curFile = file;
+  while (cur.$ref) {
+    const [refFile, pointer] = String(cur.$ref).split('#');
+    const target = refFile ? refFile : curFile;
+    const root = allSchemas().get(target);
+    if (!root) throw new Error(`schema ${curFile}: unresolvable $ref ${cur.$ref}`);
+    const extra = { ...cur };
+    delete extra.$ref;
+    let n: JsonSchema = root;
+    for (const part of (pointer ?? '').split('/').filter(Boolean)) n = n[part];
+    cur = { ...n, ...extra };
+    curFile = target;
+  }
+  return { node: cur, file: curFile };
+}
+
+function build(raw: JsonSchema, file: string): Field {
+  const { node, file: f } = deref(raw, file);
+  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true };
+  if (node['x-int64']) return { ...base, type: 'int64' };
+  if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: node.examples };
+  if (node.format === 'date-time') return { ...base, type: 'timestamp' };
+  if (node['x-atomic']) return { ...base, type: 'map' };
+  if (node.type === 'array') return { ...base, type: 'array', set: node['x-set'] === true, items: build(node.items ?? {}, f) };
+  if (node.type === 'object' && node.properties) {
+    const props: Record<string, Field> = {};
+    for (const [k, v] of Object.entries(node.properties)) props[k] = build(v as JsonSchema, f);
+    return { ...base, type: 'message', props };
+  }
+  if (node.type === 'object') return { ...base, type: 'map' };
+  if (typeof node.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(node.type)) {
+    return { ...base, type: node.type as FieldType };
+  }
+  return { ...base, type: 'any' };
+}
+
+const models = new Map<string, Field>();
+/** The field model of a kind's API resource (the document's `spec`). */
+export function resourceModel(schemaFile: string): Field {
+  let m = models.get(schemaFile);
+  if (!m) {
+    const root = allSchemas().get(schemaFile);
+    if (!root) throw new Error(`no schema ${schemaFile}`);
+    m = build(root.$defs.resource, schemaFile);
+    models.set(schemaFile, m);
+  }
+  return m;
+}
+
+/** The model of the field at a dot path inside a message, or undefined if no such field. */
+export function fieldAt(model: Field, path: string): Field | undefined {
+  let cur: Field | undefined = model;
+  for (const part of path.split('.')) {
+    if (!cur || cur.type !== 'message') return undefined;
+    cur = cur.props?.[part];
+  }
+  return cur;
+}

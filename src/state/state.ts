@@ -1,0 +1,66 @@
+// The state file: address -> id of every resource tapedeck manages, so created resources are found again.
+// Written atomically (temp file, fsync, rename) with mode 0600; it never holds a secret.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UserError } from '../errors.js';
+import { isObject } from '../schema/values.js';
+
+export const STATE_FORMAT = 1;
+
+export interface StateEntry {
+  kind: string;
+  id: string;
+}
+
+export interface StateData {
+  format_version: number;
+  resources: Record<string, StateEntry>;
+}
+
+export class State {
+  private constructor(readonly file: string, readonly data: StateData) {}
+
+  static load(file: string): State {
+    if (!existsSync(file)) return new State(file, { format_version: STATE_FORMAT, resources: {} });
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new UserError(`state file ${file} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
+    }
+    if (!isObject(data) || !isObject(data.resources)) throw new UserError(`state file ${file} is not a tapedeck state file`);
+    if (data.format_version !== STATE_FORMAT) {
+      throw new UserError(`state file ${file} has format_version ${String(data.format_version)}; this tapedeck reads version ${STATE_FORMAT}`);
+    }
+    return new State(file, data as unknown as StateData);
+  }
+
+  idOf(address: string): string | undefined {
+    return this.data.resources[address]?.id;
+  }
+
+  set(address: string, entry: StateEntry): void {
+    this.data.resources[address] = entry;
+  }
+
+  forget(address: string): boolean {
+    const had = address in this.data.resources;
+    delete this.data.resources[address];
+    return had;
+  }
+
+  /** Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. */
+  save(): void {
+    mkdirSync(dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const sorted = Object.fromEntries(Object.entries(this.data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, resources: sorted }, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, this.file);
+  }
+}

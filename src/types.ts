@@ -1,0 +1,87 @@
+// The shared vocabulary of the pipeline: load -> validate -> resolve -> read live -> diff -> plan -> apply.
+import type { Json, JsonObject } from './schema/values.js';
+
+export interface Pos {
+  line: number;
+  col: number;
+}
+
+/** One YAML document as loaded: its value and where each of its values stands (by JSON pointer). */
+export interface SourceDoc {
+  file: string;
+  /** 0-based position of the document in its file */
+  index: number;
+  value: unknown;
+  positions: Map<string, Pos>;
+}
+
+/** A validated document. */
+export interface Document {
+  kind: string;
+  name: string;
+  address: string;
+  id?: string;
+  duplicate_from?: string;
+  spec: JsonObject;
+  source: SourceDoc;
+}
+
+/** A problem found in the input; `pointer` locates it inside its document. */
+export interface Issue {
+  file: string;
+  pos?: Pos;
+  pointer?: string;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+/** What tapedeck read of one resource. `resource` is null when the resource does not exist yet. */
+export interface LiveResource {
+  address: string;
+  id?: string;
+  resource: JsonObject | null;
+}
+
+export interface DiffEntry {
+  path: string;
+  before: Json | undefined;
+  after: Json | undefined;
+}
+
+export interface RequestSpec {
+  method: string;
+  path: string;
+  body?: JsonObject;
+}
+
+export interface Change {
+  address: string;
+  kind: string;
+  action: 'create' | 'update' | 'noop';
+  id?: string;
+  update_mask?: string[];
+  request?: RequestSpec;
+  diff?: DiffEntry[];
+  /** addresses this change waits for (its `${Kind/name.id}` references) */
+  depends_on?: string[];
+}
+
+export interface Plan {
+  format_version: 1;
+  changes: Change[];
+  summary: { create: number; update: number; noop: number };
+}
+
+export interface ResultEntry {
+  address: string;
+  action: Change['action'];
+  outcome: 'applied' | 'failed' | 'skipped';
+  id?: string;
+  error?: string;
+}
+
+export interface ApplyResult {
+  format_version: 1;
+  results: ResultEntry[];
+  summary: { applied: number; failed: number; skipped: number; unchanged: number };
+}

@@ -1,0 +1,66 @@
+// JSON Schema validation of documents with ajv, every schema compiled once; errors located by JSON pointer.
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type Ajv2020Type from 'ajv/dist/2020.js';
+import { allSchemas } from '../schema/model.js';
+
+// ajv and ajv-formats are CommonJS; loading them with require avoids the default-export interop dance under NodeNext.
+const require = createRequire(import.meta.url);
+const Ajv2020 = require('ajv/dist/2020').default as typeof Ajv2020Type.default;
+const addFormats = require('ajv-formats').default as (ajv: InstanceType<typeof Ajv2020Type.default>, formats: string[]) => void;
+
+/** Our annotation keywords: read by the field model, ignored by validation. */
+const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity'];
+
+let ajv: InstanceType<typeof Ajv2020> | undefined;
+const compiled = new Map<string, ValidateFunction>();
+
+function instance() {
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    addFormats(ajv, ['date-time']);
+    for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
+    for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
+  }
+  return ajv;
+}
+
+export function validator(schemaFile: string): ValidateFunction {
+  let v = compiled.get(schemaFile);
+  if (!v) {
+    v = instance().getSchema(schemaFile);
+    if (!v) throw new Error(`no schema ${schemaFile}`);
+    compiled.set(schemaFile, v);
+  }
+  return v;
+}
+
+/** A JSON pointer as a dotted field path for messages: /spec/offer_prices/0/price -> spec.offer_prices[0].price */
+export function dotted(pointer: string): string {
+  return pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+/** One readable message per ajv error, with the pointer it belongs to. */
+export function describe(e: ErrorObject): { pointer: string; message: string } {
+  const at = dotted(e.instancePath) || 'document';
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const prop = (e.params as { additionalProperty: string }).additionalProperty;
+      const pointer = `${e.instancePath}/${prop}`;
+      return { pointer, message: `${dotted(pointer)}: unknown field` };
+    }
+    case 'required': {
+      const prop = (e.params as { missingProperty: string }).missingProperty;
+      return { pointer: e.instancePath, message: `${at}: missing required field ${prop}` };
+    }
+    case 'const':
+      return { pointer: e.instancePath, message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
+    case 'pattern':
+      return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}` };
+    case 'format':
+      return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not a valid ${(e.params as { format: string }).format} (RFC 3339, e.g. 2026-01-31T20:00:00Z)` };
+    default:
+      return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
+  }
+}

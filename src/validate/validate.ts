@@ -1,0 +1,122 @@
+// Documents checked against their kind's schema and the cross-document rules; every problem reported at once.
+import type { Registry } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import type { Field } from '../schema/model.js';
+import { resourceModel } from '../schema/model.js';
+import { isObject, type JsonObject } from '../schema/values.js';
+import type { Document, Issue, SourceDoc } from '../types.js';
+import { describe, dotted, validator } from './schema.js';
+
+const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Issue['severity'] = 'error'): Issue => ({
+  file: src.file, pos: nearestPos(src, pointer), pointer, message, severity,
+});
+
+/** The position of a pointer, or of its nearest ancestor that has one. */
+export function nearestPos(src: SourceDoc, pointer: string) {
+  let p = pointer;
+  for (;;) {
+    const pos = src.positions.get(p);
+    if (pos || p === '') return pos;
+    p = p.slice(0, p.lastIndexOf('/'));
+  }
+}
+
+/** Response-only fields are rejected; an enum value outside the published ones is a warning. */
+function walkSpec(field: Field, v: unknown, pointer: string, src: SourceDoc, out: Issue[]): void {
+  if (v === null || v === undefined) return;
+  if (field.readOnly) {
+    out.push(issueAt(src, pointer, `${dotted(pointer)}: is a response-only field set by the server; remove it from spec`));
+    return;
+  }
+  if (field.type === 'message' && isObject(v)) {
+    for (const [k, x] of Object.entries(v)) if (field.props?.[k]) walkSpec(field.props[k], x, `${pointer}/${k}`, src, out);
+  } else if (field.type === 'array' && Array.isArray(v)) {
+    v.forEach((x, i) => walkSpec(field.items!, x, `${pointer}/${i}`, src, out));
+  } else if (field.type === 'enum' && field.known && typeof v === 'string' && !field.known.includes(v) && !v.startsWith('${')) {
+    out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
+  }
+}
+
+function identityOf(k: KindDef, d: Document): string | undefined {
+  if (k.identity === 'key') return d.spec[k.keyField!] as string | undefined;
+  if (k.identity === 'natural') return k.naturalKey!.map((f) => String(d.spec[f] ?? '')).join(' ');
+  return d.id;
+}
+
+function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document | undefined {
+  const v = src.value;
+  if (!isObject(v)) {
+    issues.push(issueAt(src, '', 'a document must be a mapping with kind, name and spec'));
+    return undefined;
+  }
+  const k = typeof v.kind === 'string' ? registry.get(v.kind) : undefined;
+  if (!k) {
+    const what = v.kind === undefined ? 'missing kind' : `unknown kind ${JSON.stringify(v.kind)}`;
+    issues.push(issueAt(src, v.kind === undefined ? '' : '/kind', `${what} (one of: ${registry.names().join(', ')})`));
+    return undefined;
+  }
+  const validate = validator(k.schema);
+  const before = issues.length;
+  if (!validate(v)) {
+    for (const e of validate.errors ?? []) {
+      const { pointer, message } = describe(e);
+      issues.push(issueAt(src, pointer, message));
+    }
+  }
+  if (isObject(v.spec)) walkSpec(resourceModel(k.schema), v.spec, '/spec', src, issues);
+  for (const check of k.checks ?? []) {
+    for (const [path, message] of check(v.spec as JsonObject)) issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
+  }
+  if (k.createdFrom && v.id === undefined && v[k.createdFrom] === undefined) {
+    issues.push(issueAt(src, '', `${k.kind} needs id (an existing ${k.kind.toLowerCase()}) or ${k.createdFrom} (to create one by duplication)`));
+  }
+  if (k.createdFrom && v.id !== undefined && v[k.createdFrom] !== undefined) {
+    issues.push(issueAt(src, `/${k.createdFrom}`, `${k.createdFrom} is ignored: the document already names its ${k.kind.toLowerCase()} by id`, 'warning'));
+  }
+  if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
+  return {
+    kind: k.kind,
+    name: v.name as string,
+    address: `${k.kind}/${v.name as string}`,
+    id: v.id as string | undefined,
+    duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
+    spec: v.spec as JsonObject,
+    source: src,
+  };
+}
+
+const where = (d: Document) => `${d.source.file}:${nearestPos(d.source, '/name')?.line ?? 1}`;
+
+/** Rules across documents: one document per address and per live resource, the kinds' uniqueness rules. */
+function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void {
+  const seen = new Map<string, Document>();
+  const identities = new Map<string, Document>();
+  const unique = new Map<string, Document>();
+  for (const d of docs) {
+    const k = registry.get(d.kind)!;
+    const prev = seen.get(d.address);
+    if (prev) {
+      issues.push(issueAt(d.source, '/name', `duplicate ${d.address}: also defined at ${where(prev)}`));
+      continue;
+    }
+    seen.set(d.address, d);
+    const ident = identityOf(k, d);
+    const twin = ident !== undefined ? identities.get(`${d.kind} ${ident}`) : undefined;
+    if (twin) issues.push(issueAt(d.source, '/name', `${d.address} manages the same ${d.kind} as ${twin.address} (${where(twin)})`));
+    else if (ident !== undefined) identities.set(`${d.kind} ${ident}`, d);
+    for (const u of k.uniqueWhen ?? []) {
+      if (d.spec[u.when] !== true) continue;
+      const key = `${d.kind} ${u.when} ${u.fields.map((f) => String(d.spec[f])).join(' ')}`;
+      const other = unique.get(key);
+      if (other) issues.push(issueAt(d.source, `/spec/${u.when}`, `${u.message} (${u.fields.map((f) => `${f} ${String(d.spec[f])}`).join(', ')}): ${other.address} at ${where(other)} is already the default`));
+      else unique.set(key, d);
+    }
+  }
+}
+
+export function validateDocuments(sources: SourceDoc[], registry: Registry): { docs: Document[]; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const docs = sources.map((s) => checkOne(s, registry, issues)).filter((d): d is Document => !!d);
+  crossCheck(docs, registry, issues);
+  return { docs, issues };
+}

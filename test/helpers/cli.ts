@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
+import { main } from '../../src/cli/main.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
+export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean }): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    out: (t) => { stdout += t; },
+    err: (t) => { stderr += t; },
+    env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
+    cwd: opts.cwd,
+    isTTY: opts.tty ?? false,
+    ask: async () => opts.answer ?? '',
+  });
+  return { code, stdout, stderr };
+}
+
+/** A throwaway directory holding `files` (path -> text, or an object/array of documents written as YAML). */
+export function testdir(files: Record<string, string | object | object[]>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-'));
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    const text = typeof content === 'string' ? content
+      : Array.isArray(content) ? content.map((d) => stringify(d)).join('---\n') : stringify(content);
+    writeFileSync(full, text);
+  }
+  return dir;
+}
+
+/** plan/apply arguments against an emulator, with the state inside the test directory. */
+export const against = (url: string, dir: string, ...rest: string[]) => [dir, '--base-url', url, ...rest];
