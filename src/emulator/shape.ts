@@ -14,7 +14,7 @@ export function checkShape(field: Field, v: unknown, path: string): void {
       if (!isObject(v)) fail('expected an object');
       for (const [k, x] of Object.entries(v as JsonObject)) {
         const f = field.props?.[k];
-        if (!f) fail(`unknown field ${path ? `${path}.` : ''}${k}`);
+        if (!f) throw bad(`unknown field ${path ? `${path}.` : ''}${k}`);
         checkShape(f!, x, path ? `${path}.${k}` : k);
       }
       return;
