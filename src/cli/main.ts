@@ -56,6 +56,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
     .option('--fault-rate <r>', 'share of requests that fail (0..1)')
     .option('--fault-seed <n>', 'seed of the fault generator, for reproducible runs')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
+    .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
     .action(async (flags) => { code = await emulatorCommand(flags, io, stop); });
 
   try {

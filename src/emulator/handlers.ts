@@ -14,6 +14,8 @@ const RESOURCE_KEY = /^[^/\s]+\/organization$|^[^/\s]+\/[^/\s]+\/[^/\s]+$/;
 
 export interface Operation {
   kind: KindDef;
+  /** the largest page a list answers (the live API caps pages; tests use small caps) */
+  maxPageSize?: number;
   params: Record<string, string>;
   query: URLSearchParams;
   body: JsonObject;
@@ -65,7 +67,7 @@ export function read(store: Store, op: Operation): JsonObject {
 export function list(store: Store, op: Operation): JsonObject {
   const { kind: k, query } = op;
   const listRules = rulesOf(k).list ?? { orderBy: [], search: [] };
-  const page = listPage([...store.col(k).values()], query, resourceModel(k.schema), listRules);
+  const page = listPage([...store.col(k).values()], query, resourceModel(k.schema), listRules, op.maxPageSize);
   return { [k.list!.itemsKey]: page.items, next_page_token: page.next_page_token };
 }
 

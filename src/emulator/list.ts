@@ -53,10 +53,10 @@ function readToken(token: string, signature: string): number {
 }
 
 /** One page of `all` (in creation order) as the query asks, with the next page's token. */
-export function listPage(all: JsonObject[], query: URLSearchParams, model: Field, rules: ListRules) {
+export function listPage(all: JsonObject[], query: URLSearchParams, model: Field, rules: ListRules, maxPageSize = MAX_PAGE_SIZE) {
   const sizeText = query.get('page_size') ?? '0';
   if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
-  const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, maxPageSize);
   const terms = parseFilter(query.get('filter') ?? '', model);
   const project = query.get('project_id');
   const matches = (r: JsonObject) => (!project || r.project_id === project) && terms.every((t) => t(r));

@@ -22,6 +22,8 @@ export interface EmulatorOptions {
   faultSeed?: number;
   /** seconds sent in Retry-After with injected 429s */
   retryAfter?: number;
+  /** cap on list pages, below the default 1000 (the live API caps pages small) */
+  maxPageSize?: number;
 }
 
 interface Route {
@@ -161,7 +163,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       return send(res, 429, new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), { 'retry-after': String(opts.retryAfter ?? 1) });
     }
     if (fault === 'drop_before') return void req.socket.destroy();
-    const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw) });
+    const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw), maxPageSize: opts.maxPageSize });
     // The write took effect, but the client never hears of it.
     if (fault === 'drop_after') return void req.socket.destroy();
     send(res, 200, result);

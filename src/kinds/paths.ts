@@ -3,9 +3,10 @@
 import type { Endpoint, KindDef } from './types.js';
 import type { JsonObject } from '../schema/values.js';
 
-const isReference = (s: string) => /^\$\{[^}]+\}$/.test(s);
-/** A reference that is not known yet is written as its text, for apply to fill in. */
-const encode = (s: string) => (isReference(s) ? s : encodeURIComponent(s));
+/** A reference that is not known yet is written as its text, for apply to fill in; the rest is encoded. */
+const encode = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : encodeURIComponent(part))).join('');
+/** A resource key: each `/`-separated segment encoded, references kept whole even though they hold a `/`. */
+const encodeKey = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : part.split('/').map(encodeURIComponent).join('/'))).join('');
 
 export interface PathValues {
   id?: string;
@@ -18,7 +19,7 @@ export function fillPath(template: string, v: PathValues): string {
   return template.replace(/\{([\w.]+)\}/g, (_, name: string) => {
     if (name === 'id') return encode(v.id ?? '');
     if (name === 'source') return encode(v.source ?? '');
-    if (name === 'key') return (v.key ?? '').split('/').map(encode).join('/');
+    if (name === 'key') return encodeKey(v.key ?? '');
     if (name.startsWith('spec.')) return encode(String(v.spec[name.slice(5)] ?? ''));
     return '';
   });

@@ -17,7 +17,7 @@ const compiled = new Map<string, ValidateFunction>();
 
 function instance() {
   if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
     addFormats(ajv, ['date-time']);
     for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
     for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
@@ -48,7 +48,8 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
     case 'additionalProperties': {
       const prop = (e.params as { additionalProperty: string }).additionalProperty;
       const pointer = `${e.instancePath}/${prop}`;
-      return { pointer, message: `${dotted(pointer)}: unknown field` };
+      const near = closest(prop, Object.keys((e.parentSchema?.properties as object) ?? {}));
+      return { pointer, message: `${dotted(pointer)}: unknown field${near ? ` (did you mean ${near}?)` : ''}` };
     }
     case 'required': {
       const prop = (e.params as { missingProperty: string }).missingProperty;
@@ -57,10 +58,37 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
     case 'const':
       return { pointer: e.instancePath, message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
     case 'pattern':
+      if (e.parentSchema?.['x-int64']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an integer (write a number or a decimal string)` };
+      if (e.parentSchema?.['x-enum']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})` };
       return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}` };
     case 'format':
       return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not a valid ${(e.params as { format: string }).format} (RFC 3339, e.g. 2026-01-31T20:00:00Z)` };
     default:
       return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
   }
+}
+
+/** The known name closest to a misspelt one (edit distance at most 2), for "did you mean". */
+export function closest(word: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDist = 3;
+  for (const k of known) {
+    const d = distance(word, k);
+    if (d < bestDist) [best, bestDist] = [k, d];
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length];
 }

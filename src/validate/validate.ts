@@ -32,9 +32,15 @@ function walkSpec(field: Field, v: unknown, pointer: string, src: SourceDoc, out
     for (const [k, x] of Object.entries(v)) if (field.props?.[k]) walkSpec(field.props[k], x, `${pointer}/${k}`, src, out);
   } else if (field.type === 'array' && Array.isArray(v)) {
     v.forEach((x, i) => walkSpec(field.items!, x, `${pointer}/${i}`, src, out));
-  } else if (field.type === 'enum' && field.known && typeof v === 'string' && !field.known.includes(v) && !v.startsWith('${')) {
+  } else if (field.type === 'enum' && field.known && typeof v === 'string' && !field.known.includes(v) && /^[A-Z][A-Z0-9_]*$/.test(v)) {
     out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
   }
+}
+
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
 }
 
 function identityOf(k: KindDef, d: Document): string | undefined {
@@ -57,7 +63,8 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
   }
   const validate = validator(k.schema);
   const before = issues.length;
-  if (!validate(v)) {
+  // `null` clears a field, whatever its type: the schema checks what is left.
+  if (!validate(withoutNulls(v))) {
     for (const e of validate.errors ?? []) {
       const { pointer, message } = describe(e);
       issues.push(issueAt(src, pointer, message));

@@ -16,6 +16,7 @@ export interface EmulatorFlags {
   faultRate?: string;
   faultSeed?: string;
   retryAfter?: string;
+  maxPageSize?: string;
 }
 
 function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -47,6 +48,7 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
       faultRate: nonNegative('--fault-rate', flags.faultRate, 1),
       faultSeed: nonNegative('--fault-seed', flags.faultSeed),
       retryAfter: nonNegative('--retry-after', flags.retryAfter),
+      maxPageSize: flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
     });
   } catch (e) {
     if (e instanceof SeedError) throw new UserError(e.message);

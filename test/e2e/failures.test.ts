@@ -1,0 +1,149 @@
+// Every network failure mode has a defined outcome: refused token, timeout, reset, 429/5xx retried, partial apply.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { call, emulator } from '../helpers/emulator.js';
+
+let emu: Emulator | undefined;
+let raw: Server | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+  raw?.closeAllConnections();
+  await new Promise((r) => (raw ? raw.close(r) : r(undefined)));
+  raw = undefined;
+});
+
+const vodDir = () => testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } } });
+const vodSeed = { vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] };
+
+/** A loopback server that misbehaves in one given way, to test the client against it. */
+async function misbehaving(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  raw = createServer(handler);
+  await new Promise<void>((r) => raw!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+}
+
+describe('reads', () => {
+  it('a refused token is named as such and never echoed', async () => {
+    emu = await emulator(vodSeed);
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, env: { TAPEDECK_TOKEN: 'sekrit-token-value' } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Vod\/v: GET \/streaming\/vods\/v1\/v1: 401 unauthenticated: the token was refused/);
+    expect(run.stdout + run.stderr).not.toContain('sekrit-token-value');
+  });
+
+  it('no token at all is a clear error before any request', async () => {
+    emu = await emulator(vodSeed);
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, env: { TAPEDECK_TOKEN: '' } });
+    expect(run).toMatchObject({ code: 1, stderr: 'error: no API token: set TAPEDECK_TOKEN or pass --token-file FILE\n' });
+    expect(emu.stats.reads).toBe(0);
+  });
+
+  it('the token can come from --token-file', async () => {
+    emu = await emulator(vodSeed, { tokens: ['from-file'] });
+    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'Old' } }, '.secrets/token': 'from-file\n' });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--token-file', '.secrets/token'], { cwd: dir, env: { TAPEDECK_TOKEN: '' } });
+    expect(run.code).toBe(0);
+  });
+
+  it('a missing resource named by id is an error naming it', async () => {
+    emu = await emulator();
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Vod\/v: GET \/streaming\/vods\/v1\/v1: 404 not_found: Vod v1 not found/);
+  });
+
+  it('429 and 503 are retried (honouring Retry-After) until the plan succeeds', async () => {
+    const vods = Array.from({ length: 10 }, (_, i) => ({ id: `x${i}`, project_id: 'p', name: 'Old' }));
+    emu = await emulator({ vods }, { faultRate: 0.5, faultSeed: 7, retryAfter: 0 });
+    const dir = testdir(Object.fromEntries(vods.map((v, i) => [`v${i}.yaml`, { kind: 'Vod', name: `v${i}`, id: v.id, spec: { name: 'Old' } }])));
+    const run = await runCli(['plan', ...against(emu.url, dir), '--retries', '8'], { cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('No changes. 10 resources up to date.');
+    expect(Object.values(emu.stats.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
+  it('a server that never answers times out, after the configured retries', async () => {
+    let hits = 0;
+    const url = await misbehaving(() => { hits++; });
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(url, dir), '--timeout', '1', '--retries', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/GET \/streaming\/vods\/v1\/v1: timeout: no response within 1000 ms/);
+    expect(hits).toBe(2);
+  });
+
+  it('a connection reset on every attempt is reported, not thrown', async () => {
+    const url = await misbehaving((req) => req.socket.destroy());
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(url, dir), '--retries', '2'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/GET \/streaming\/vods\/v1\/v1: connection_failed: the connection failed/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a 4xx other than 408/429 is not retried', async () => {
+    let hits = 0;
+    const url = await misbehaving((_, res) => { hits++; res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"invalid_argument","message":"nope"}'); });
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(url, dir)], { cwd: dir });
+    expect(run.stderr).toMatch(/400 invalid_argument: nope/);
+    expect(hits).toBe(1);
+  });
+
+  it('redirects are not followed, so the token stays with the configured host', async () => {
+    let elsewhere = 0;
+    const other = createServer((_, res) => { elsewhere++; res.end('{}'); });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const url = await misbehaving((_, res) => res.writeHead(302, { location: `http://127.0.0.1:${(other.address() as AddressInfo).port}/x` }).end());
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(url, dir)], { cwd: dir });
+    other.close();
+    expect(run.stderr).toMatch(/redirects are not followed/);
+    expect(elsewhere).toBe(0);
+  });
+
+  it('plain http to a non-loopback host is refused unless --insecure-http', async () => {
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against('http://platform.example', dir)], { cwd: dir });
+    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/plain http: the token would travel unencrypted/) });
+  });
+});
+
+describe('partial apply', () => {
+  it('lists every outcome, exits 1, keeps what succeeded, and the next plan shows exactly what is left', async () => {
+    emu = await emulator({ ...vodSeed, events: [{ id: 'tpl', project_id: 'p', title: 'T' }] });
+    const dir = testdir({
+      'a.yaml': [
+        { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } },
+        { kind: 'Event', name: 'broken', duplicate_from: 'no-such-event', spec: { title: 'x' } },
+        { kind: 'Offer', name: 'needs-broken', spec: { project_id: 'p', target: { event_ids: ['${Event/broken.id}'] } } },
+        { kind: 'Offer', name: 'fine', spec: { project_id: 'p', name: 'Fine' } },
+      ],
+    });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout);
+    const byAddress = Object.fromEntries(result.results.map((r: { address: string }) => [r.address, r]));
+    expect(byAddress['Vod/v']).toMatchObject({ outcome: 'applied', id: 'v1' });
+    expect(byAddress['Offer/fine']).toMatchObject({ outcome: 'applied', id: expect.any(String) });
+    expect(byAddress['Event/broken']).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/404 not_found/) });
+    expect(byAddress['Offer/needs-broken']).toMatchObject({ outcome: 'skipped', error: 'skipped: Event/broken was not applied' });
+    expect(result.summary).toEqual({ applied: 2, failed: 1, skipped: 1, unchanged: 0 });
+    expect(run.stderr).toMatch(/error: Event\/broken: POST \/cms\/events\/v1\/no-such-event\/duplicate: 404/);
+    const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
+    expect(Object.keys(state.resources).sort()).toEqual(['Offer/fine', 'Vod/v']);
+    const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
+    expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, noop: 2 });
+    expect((await call(emu, 'GET', '/monetization/offers/v1')).body.offers).toHaveLength(1);
+  });
+});

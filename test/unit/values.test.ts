@@ -1,0 +1,86 @@
+// Normalisation by meaning, as tables: what counts as unset, int64 and timestamp spellings, sets.
+import { describe, expect, it } from 'vitest';
+import { fieldAt, resourceModel } from '../../src/schema/model.js';
+import { canonicalTimestamp, normalize, zeroFill } from '../../src/schema/values.js';
+import { diffSpec, leafPaths, overlay, pick } from '../../src/diff/diff.js';
+
+const offer = resourceModel('offer.schema.json');
+const event = resourceModel('event.schema.json');
+const policy = resourceModel('policy.schema.json');
+
+describe('canonicalTimestamp', () => {
+  it.each([
+    ['2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z'],
+    ['2026-01-01T10:00:00.000000000Z', '2026-01-01T10:00:00Z'],
+    ['2026-01-01T12:00:00+02:00', '2026-01-01T10:00:00Z'],
+    ['2026-01-01t10:00:00.5z', '2026-01-01T10:00:00.5Z'],
+    ['2026-01-01T10:00:00.123456789Z', '2026-01-01T10:00:00.123456789Z'],
+    ['2026-01-01', undefined],
+    ['yesterday', undefined],
+  ])('%s -> %s', (input, expected) => expect(canonicalTimestamp(input)).toBe(expected));
+});
+
+describe('normalize', () => {
+  it.each([
+    ['name', '', undefined],
+    ['name', 'x', 'x'],
+    ['priority', '0', undefined],
+    ['priority', 10, '10'],
+    ['priority', '010', '10'],
+    ['applies_to_all', false, undefined],
+    ['visibility', 'VISIBILITY_UNSPECIFIED', undefined],
+    ['visibility', 'VISIBILITY_HIDDEN', 'VISIBILITY_HIDDEN'],
+    ['localized_title', {}, undefined],
+    ['offer_prices', [], undefined],
+    ['target', null, undefined],
+    ['target', { entity_ids: [], content_start_time: null }, undefined],
+    ['target', { content_start_time: '2026-01-01T12:00:00+02:00' }, { content_start_time: '2026-01-01T10:00:00Z' }],
+  ])('offer.%s %j -> %j', (path, input, expected) => {
+    expect(normalize(fieldAt(offer, path), input)).toEqual(expected);
+  });
+
+  it('bindings and account ids compare as sets', () => {
+    const f = fieldAt(policy, 'policy.bindings');
+    const a = normalize(f, [{ role_id: 'r', account_ids: ['b', 'a'] }, { role_id: 'o', account_ids: [] }]);
+    const b = normalize(f, [{ role_id: 'o' }, { role_id: 'r', account_ids: ['a', 'b'], all_organization_accounts: false }]);
+    expect(a).toEqual(b);
+  });
+});
+
+describe('diffSpec', () => {
+  const live = zeroFill(offer, { id: 'o', name: 'Basic', priority: '5', target: { event_ids: ['e1'] } }) as Record<string, never>;
+  it.each([
+    [{ name: 'Basic', priority: 5 }, []],
+    [{ name: 'Basic', priority: '5', applies_to_all: false, visibility: 'VISIBILITY_UNSPECIFIED' }, []],
+    [{ name: 'Premium' }, ['name']],
+    [{ priority: null }, ['priority']],
+    [{ target: { event_ids: ['e1'], creative_work_ids: ['c'] } }, ['target.creative_work_ids']],
+    [{ target: null }, ['target']],
+    [{ offer_prices: [{ price: { units: 1 } }] }, ['offer_prices']],
+    [{ localized_title: {} }, []],
+  ])('%j -> mask %j', (desired, mask) => {
+    expect(diffSpec(offer, desired as never, live).map((d) => d.path)).toEqual(mask);
+  });
+
+  it('descends into nested messages for the deepest path', () => {
+    const e = zeroFill(event, { physical_location: { city: 'A', coordinates: { latitude: 1 } } }) as Record<string, never>;
+    expect(diffSpec(event, { physical_location: { city: 'B', coordinates: { latitude: 1, longitude: 2 } } }, e).map((d) => d.path))
+      .toEqual(['physical_location.city', 'physical_location.coordinates.longitude']);
+  });
+});
+
+describe('request bodies', () => {
+  it('pick keeps exactly the masked paths, leaving cleared ones out', () => {
+    expect(pick({ name: 'x', target: { event_ids: ['e'], entity_ids: ['n'] }, priority: null }, ['name', 'target.event_ids', 'priority']))
+      .toEqual({ name: 'x', target: { event_ids: ['e'] } });
+  });
+  it('leafPaths descends into messages only', () => {
+    expect(leafPaths(event, { title: 't', physical_location: { city: 'c' }, fields: { a: 1 }, video_ids: ['v'] }))
+      .toEqual(['title', 'physical_location.city', 'fields', 'video_ids']);
+  });
+  it('overlay keeps live fields the documents leave out', () => {
+    const model = resourceModel('action-configuration.schema.json');
+    expect(overlay(model, { annotation_type_id: 'a', configuration: { x: {} }, conditions: [{ confidence_threshold: 1 }] }, { configuration: { y: {} } }))
+      .toEqual({ annotation_type_id: 'a', configuration: { y: {} }, conditions: [{ confidence_threshold: 1 }] });
+  });
+});
