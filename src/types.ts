@@ -64,6 +64,8 @@ export interface Change {
   diff?: DiffEntry[];
   /** addresses this change waits for (its `${Kind/name.id}` references) */
   depends_on?: string[];
+  /** where the resource is read, to confirm a write whose answer was lost */
+  read?: { path: string };
 }
 
 export interface Plan {

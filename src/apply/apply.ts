@@ -3,11 +3,12 @@
 import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { fillReferences } from '../resolve/refs.js';
-import { isObject } from '../schema/values.js';
+import { isObject, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
+import { writeTookEffect } from './confirm.js';
 
 export interface ApplyOptions {
   concurrency: number;
@@ -29,6 +30,21 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
   const outcome = new Map<string, ResultEntry>();
   const idOf = (a: string) => ids.get(a);
 
+  /** Sends an update; when its answer is lost or it meets its own earlier attempt, the resource is read back. */
+  const send = async (c: Change, path: string, body: JsonObject | undefined) => {
+    const k = registry.get(c.kind)!;
+    try {
+      const replaceAll = c.action === 'update' && k.update.idempotent ? true : undefined;
+      return await client.call(c.request!.method, path, body, replaceAll);
+    } catch (e) {
+      const unclear = e instanceof ApiError && (e.status === 0 || e.status === 409);
+      if (c.action === 'update' && unclear && c.read && (await writeTookEffect(k, c, body ?? {}, fillReferences(c.read.path, idOf), client))) {
+        return { status: 200, body: {} };
+      }
+      throw e;
+    }
+  };
+
   const run = async (c: Change): Promise<void> => {
     const k = registry.get(c.kind)!;
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
@@ -46,9 +62,11 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const body = fillReferences(c.request!.body, idOf);
         const unresolved = /\$\{[A-Za-z]+\/[^}]+\.id\}/.exec(`${path} ${JSON.stringify(body ?? {})}`);
         if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
-        const res = await client.call(c.request!.method, path, body);
-        const created = c.action === 'create' && k.create ? res.body[k.create.wrapper] : undefined;
-        const id = isObject(created) && typeof created.id === 'string' ? created.id : c.id;
+        const res = await send(c, path, body);
+        const wrapped = c.action === 'create' && k.create ? res.body[k.create.wrapper] : undefined;
+        // Wrapped as documented; a bare resource is accepted too rather than losing the new id.
+        const created = isObject(wrapped) ? wrapped : res.body;
+        const id = c.action === 'create' && typeof created.id === 'string' ? created.id : c.id;
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
         if (id) {
           ids.set(c.address, id);

@@ -51,6 +51,8 @@ export interface UpdateEndpoint extends Endpoint {
   extra?: Record<string, string>;
   /** read-only values of the live resource sent back with a replace (policy etag) */
   carry?: string[];
+  /** a POST that replaces the whole resource, so sending it twice does no harm (it may be retried) */
+  idempotent?: boolean;
 }
 
 export interface KindDef {

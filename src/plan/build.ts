@@ -2,7 +2,7 @@
 // apply will send. Pure: no network, no clock.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { endpointPath } from '../kinds/paths.js';
+import { endpointPath, readPath } from '../kinds/paths.js';
 import { resourceModel } from '../schema/model.js';
 import { writableOnly, type JsonObject } from '../schema/values.js';
 import { diffSpec, leafPaths, overlay, pick } from '../diff/diff.js';
@@ -63,7 +63,9 @@ function changeFor(k: KindDef, o: Observed, deps: string[]): Change {
   const paths = diff.map((d) => d.path);
   // Replace-style writes have no mask on the wire; the plan names the changed top-level fields.
   const mask = k.update.style === 'replace' ? [...new Set(paths.map((p) => p.split('.')[0]))] : paths;
-  return { ...base, action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: mask, request: updateRequest(k, o, mask), diff };
+  const key = k.keyField ? String(o.desired[k.keyField]) : undefined;
+  const read = { path: readPath(k, { id: o.id, key, spec: o.desired }) };
+  return { ...base, action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: mask, request: updateRequest(k, o, mask), diff, read };
 }
 
 /** A plan that would make a second live default where the kind allows one (per project and type) is an error. */

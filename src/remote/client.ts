@@ -65,10 +65,13 @@ export class Client {
     await this.agent.close();
   }
 
-  /** One call, retried where repeating it cannot do harm. POST is never retried here: a create could happen twice. */
-  async call(method: string, path: string, body?: JsonObject): Promise<Response> {
+  /**
+   * One call, retried where repeating it cannot do harm: GET, PUT, PATCH, and a POST the caller declares
+   * idempotent (a replace-all write). Any other POST is never retried here: a create could happen twice.
+   */
+  async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
     const started = Date.now();
-    const retryable = IDEMPOTENT.has(method);
+    const retryable = idempotent;
     for (let attempt = 1; ; attempt++) {
       let outcome: Response | ApiError;
       try {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { call, emulator } from '../helpers/emulator.js';
+import { faultyProxy } from '../helpers/proxy.js';
 
 let emu: Emulator | undefined;
 let raw: Server | undefined;
@@ -145,5 +146,31 @@ describe('partial apply', () => {
     const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
     expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, noop: 2 });
     expect((await call(emu, 'GET', '/monetization/offers/v1')).body.offers).toHaveLength(1);
+  });
+});
+
+describe('writes whose answer is lost', () => {
+  it('a policy PUT that took effect but lost its answer is confirmed by reading back, not reported as a conflict', async () => {
+    emu = await emulator({ policies: [{ resource_key: 'o/organization', policy: { bindings: [] }, etag: 'v1' }] });
+    let puts = 0;
+    const proxy = await faultyProxy(emu.url, (req) => (req.method === 'PUT' && puts++ === 0 ? 'drop_after' : undefined));
+    const dir = testdir({ 'a.yaml': { kind: 'Policy', name: 'p', spec: { resource_key: 'o/organization', policy: { bindings: [{ role_id: 'owner', account_ids: ['a'] }] } } } });
+    const run = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
+    await proxy.close();
+    expect(JSON.parse(run.stdout).results[0]).toMatchObject({ address: 'Policy/p', outcome: 'applied' });
+    expect(puts).toBe(2);
+    expect(run.code).toBe(0);
+  });
+
+  it('a PATCH whose answer is lost is retried and converges', async () => {
+    emu = await emulator(vodSeed);
+    let patches = 0;
+    const proxy = await faultyProxy(emu.url, (req) => (req.method === 'PATCH' && patches++ < 2 ? 'drop_after' : undefined));
+    const dir = vodDir();
+    const run = await runCli(['apply', ...against(proxy.url, dir), '--yes'], { cwd: dir });
+    await proxy.close();
+    expect(run.code).toBe(0);
+    expect(patches).toBe(3);
+    expect((await call(emu, 'GET', '/streaming/vods/v1/v1')).body.vod.name).toBe('New');
   });
 });

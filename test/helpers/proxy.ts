@@ -1,0 +1,31 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ProxyFault = 'drop_after' | 'drop_before' | undefined;
+
+/**
+ * A loopback proxy in front of the emulator that injects one chosen fault into chosen requests: `decide` sees
+ * each request (method, path, and how many came before) and says whether to drop it before or after forwarding.
+ */
+export async function faultyProxy(target: string, decide: (req: IncomingMessage, n: number) => ProxyFault) {
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    const fault = decide(req, n++);
+    if (fault === 'drop_before') return void req.socket.destroy();
+    const up = new URL(req.url ?? '/', target);
+    const out = request(up, { method: req.method, headers: req.headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (c: Buffer) => chunks.push(c));
+      answer.on('end', () => {
+        if (fault === 'drop_after') return void req.socket.destroy();
+        res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks));
+      });
+    });
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
