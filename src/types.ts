@@ -66,6 +66,8 @@ export interface Change {
   depends_on?: string[];
   /** where the resource is read, to confirm a write whose answer was lost */
   read?: { path: string };
+  /** the managed fields and their values once applied (path -> normalised value), recorded in the state */
+  managed?: Record<string, Json>;
 }
 
 export interface Plan {

@@ -45,12 +45,17 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
     }
   };
 
+  /** The state learns the id and the managed fields as they now are on the platform. */
+  const record = (c: Change, id: string | undefined) => {
+    state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), ...(c.managed ? { fields: fillReferences(c.managed, idOf) } : {}) });
+  };
+
   const run = async (c: Change): Promise<void> => {
     const k = registry.get(c.kind)!;
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
     let entry: ResultEntry;
     if (c.action === 'noop') {
-      if (c.id) state.set(c.address, { kind: c.kind, id: c.id });
+      record(c, c.id);
       outcome.set(c.address, { address: c.address, action: 'noop', outcome: 'applied', ...(c.id ? { id: c.id } : {}) });
       return;
     }
@@ -68,11 +73,9 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const created = isObject(wrapped) ? wrapped : res.body;
         const id = c.action === 'create' && typeof created.id === 'string' ? created.id : c.id;
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
-        if (id) {
-          ids.set(c.address, id);
-          state.set(c.address, { kind: c.kind, id });
-          state.save();
-        }
+        if (id) ids.set(c.address, id);
+        record(c, id);
+        state.save();
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
       } catch (e) {
         entry = { address: c.address, action: c.action, outcome: 'failed', ...(c.id ? { id: c.id } : {}), error: errorText(e) };

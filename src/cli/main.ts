@@ -1,13 +1,14 @@
 // commander wiring only, and the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
-import { ApiError, UserError } from '../errors.js';
+import { ApiError, Reported, UserError } from '../errors.js';
 import { applyCommand } from './commands/apply.js';
 import { emulatorCommand } from './commands/emulator.js';
+import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { schemaCommand } from './commands/schema.js';
+import { stateForget, stateList } from './commands/state.js';
 import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
-import { Reported } from './pipeline.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -17,10 +18,11 @@ function common(cmd: Command): Command {
     .option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)')
     .option('--env <name>', 'environment from the project file (env TAPEDECK_ENV)')
     .option('--state <file>', 'state file (default DIR/.tapedeck/<env>.state.json)')
-    .option('--concurrency <n>', 'parallel requests', '8')
-    .option('--timeout <seconds>', 'per-request timeout', '30')
-    .option('--retries <n>', 'retries of a failed read or idempotent write', '4')
+    .option('--concurrency <n>', 'parallel requests (default 8)')
+    .option('--timeout <seconds>', 'per-request timeout (default 30)')
+    .option('--retries <n>', 'retries of a failed read or idempotent write (default 4)')
     .option('--var <name=value>', 'set a variable (repeatable)', collect)
+    .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
     .option('--insecure-http', 'allow plain http to a non-loopback host')
     .option('--json', 'machine output on stdout')
     .option('--debug', 'log each request (never the token) and show stack traces');
@@ -43,7 +45,19 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
     .action(async (dir, flags) => { code = await planCommand(dir, flags, io); });
   common(program.command('apply [dir]').description('plan, confirm, then write'))
     .option('--yes', 'do not ask for confirmation')
+    .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
     .action(async (dir, flags) => { code = await applyCommand(dir, flags, io); });
+  common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
+    .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
+    .option('--project <id>', 'list only this project\'s resources')
+    .option('--force', 'overwrite existing files')
+    .action(async (dir, flags) => { code = await exportCommand(dir, flags, io); });
+  const state = program.command('state').description('inspect or edit the state of an environment');
+  common(state.command('list [dir]').description('the resources the state knows, with their ids'))
+    .action(async (dir, flags) => { code = stateList(dir, flags, io); });
+  common(state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'))
+    .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
+    .action(async (address, dir, flags) => { code = await stateForget(address, dir, flags, io); });
   program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
     .action((kind) => { code = schemaCommand(kind, io); });
   program.command('emulator').description('run the local platform emulator')

@@ -1,7 +1,14 @@
-// Options travel as one typed object built here from flags and environment; nothing else reads flags or env.
+// Options travel as one typed object built here from flags, environment variables and the project file;
+// nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { UserError } from '../errors.js';
+import { parse as parseYaml } from 'yaml';
+import { Reported, UserError } from '../errors.js';
+import { withOverrides, type Registry } from '../kinds/registry.js';
+import { MAX_ALIAS_COUNT } from '../load/load.js';
+import { loadProject, type Project } from '../project/project.js';
+import { isObject } from '../schema/values.js';
+import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
 
 export interface CommonFlags {
@@ -16,6 +23,7 @@ export interface CommonFlags {
   debug?: boolean;
   json?: boolean;
   var?: string[];
+  varFile?: string[];
 }
 
 export interface RunOptions {
@@ -30,13 +38,15 @@ export interface RunOptions {
   debug: boolean;
   json: boolean;
   vars: Record<string, unknown>;
+  registry: Registry;
+  project?: Project;
   /** read lazily: validate needs no token */
   token: () => string;
 }
 
-export function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UserError(`${name} must be a positive whole number, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UserError(`${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
@@ -50,37 +60,70 @@ export function parseVars(list: string[] = []): Record<string, unknown> {
   return vars;
 }
 
+function readVarFile(path: string, cwd: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = parseYaml(readFileSync(resolve(cwd, path), 'utf8'), { maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(`--var-file ${path}: ${code ? `cannot read it (${code})` : `not valid YAML: ${(e as Error).message.split('\n')[0]}`}`);
+  }
+  if (!isObject(data)) throw new UserError(`--var-file ${path}: must be a mapping of variable names to values`);
+  return data;
+}
+
+function readToken(tokenFile: string | undefined, io: Io): string {
+  if (tokenFile) {
+    let t: string;
+    try {
+      t = readFileSync(resolve(io.cwd, tokenFile), 'utf8').trim();
+    } catch (e) {
+      throw new UserError(`cannot read token file ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    if (!t) throw new UserError(`token file ${tokenFile} is empty`);
+    return t;
+  }
+  const t = io.env.TAPEDECK_TOKEN?.trim();
+  if (!t) throw new UserError('no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
+  return t;
+}
+
 export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
+  const { project, issues } = loadProject(dir, io.cwd);
+  if (issues.length) {
+    for (const i of issues) io.err(`${formatIssue(i)}\n`);
+    throw new Reported();
+  }
   const envName = f.env ?? io.env.TAPEDECK_ENV ?? 'default';
   if (!/^[A-Za-z0-9_-]+$/.test(envName)) throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
-  const statePath = f.state ? (isAbsolute(f.state) ? f.state : resolve(io.cwd, f.state)) : join(dir, '.tapedeck', `${envName}.state.json`);
+  const envs = project?.environments ?? {};
+  const env = envs[envName];
+  if (!env && envName !== 'default') {
+    const known = Object.keys(envs);
+    throw new UserError(`unknown environment ${JSON.stringify(envName)}${known.length ? ` (the project file defines: ${known.join(', ')})` : ' (there is no tapedeck.yaml defining environments)'}`);
+  }
+  const { registry, problems } = withOverrides(project?.endpoints);
+  if (problems.length) throw new UserError(`tapedeck.yaml: endpoints: ${problems.join('; ')}`);
+  const stateFlag = f.state ? (isAbsolute(f.state) ? f.state : resolve(io.cwd, f.state)) : undefined;
+  const defaults = project?.defaults ?? {};
+  // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
+  const vars = { ...(env?.vars ?? {}), ...parseVars(f.var) };
+  for (const file of f.varFile ?? []) Object.assign(vars, readVarFile(file, io.cwd));
   return {
     dir,
     envName,
-    baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL,
-    statePath,
-    concurrency: positiveInt('--concurrency', f.concurrency, 8),
-    timeoutMs: positiveInt('--timeout', f.timeout, 30) * 1000,
-    maxAttempts: positiveInt('--retries', f.retries, 4) + 1,
+    baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
+    statePath: stateFlag ?? (env?.state ? resolve(dir, env.state) : join(dir, '.tapedeck', `${envName}.state.json`)),
+    concurrency: positiveInt('--concurrency', f.concurrency, defaults.concurrency ?? 8),
+    timeoutMs: positiveInt('--timeout', f.timeout, defaults.timeout ?? 30) * 1000,
+    maxAttempts: positiveInt('--retries', f.retries, defaults.retries ?? 4, 0) + 1,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     json: !!f.json,
-    vars: parseVars(f.var),
-    token: () => {
-      if (f.tokenFile) {
-        try {
-          const t = readFileSync(resolve(io.cwd, f.tokenFile), 'utf8').trim();
-          if (!t) throw new UserError(`token file ${f.tokenFile} is empty`);
-          return t;
-        } catch (e) {
-          if (e instanceof UserError) throw e;
-          throw new UserError(`cannot read token file ${f.tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-        }
-      }
-      const t = io.env.TAPEDECK_TOKEN?.trim();
-      if (!t) throw new UserError('no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
-      return t;
-    },
+    vars,
+    registry,
+    project,
+    token: () => readToken(f.tokenFile, io),
   };
 }

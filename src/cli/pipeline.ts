@@ -1,6 +1,6 @@
 // The composition shared by validate, plan and apply: thin, each step one call.
-import { UserError } from '../errors.js';
-import { defaultRegistry, type Registry } from '../kinds/registry.js';
+import { Reported, UserError } from '../errors.js';
+import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
 import { buildPlan, PlanError } from '../plan/build.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
@@ -14,10 +14,9 @@ import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 
-/** Thrown when input problems were already printed; the CLI exits 1 without printing more. */
-export class Reported extends Error {}
 
-export function loadDocuments(opts: RunOptions, io: Io, registry: Registry = defaultRegistry): Document[] {
+export function loadDocuments(opts: RunOptions, io: Io): Document[] {
+  const registry = opts.registry;
   const { docs: sources, issues } = loadDir(opts.dir, io.cwd);
   issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env }));
   const { docs, issues: more } = validateDocuments(sources, registry);
@@ -33,7 +32,7 @@ export function loadDocuments(opts: RunOptions, io: Io, registry: Registry = def
   return docs;
 }
 
-function report(issues: Issue[], io: Io): void {
+export function report(issues: Issue[], io: Io): void {
   const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.pos?.line ?? 0) - (b.pos?.line ?? 0)));
   for (const i of sorted) io.err(`${formatIssue(i)}\n`);
 }
@@ -59,8 +58,9 @@ export interface Planned {
   registry: Registry;
 }
 
-export async function makePlan(opts: RunOptions, io: Io, registry: Registry = defaultRegistry): Promise<Planned> {
-  const docs = loadDocuments(opts, io, registry);
+export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
+  const registry = opts.registry;
+  const docs = loadDocuments(opts, io);
   const state = State.load(opts.statePath);
   const client = makeClient(opts, io);
   try {

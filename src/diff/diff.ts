@@ -71,3 +71,15 @@ export function overlay(field: Field, live: Json | undefined, desired: Json | un
   }
   return desired;
 }
+
+/** The managed fields of a spec as path -> normalised value (null: managed as unset), the paths a mask would use. */
+export function managedFields(model: Field, spec: JsonObject, prefix = '', out: Record<string, Json> = {}): Record<string, Json> {
+  for (const [name, v] of Object.entries(spec)) {
+    const f = model.props?.[name];
+    if (!f || f.readOnly || f.secret) continue;
+    const path = prefix ? `${prefix}.${name}` : name;
+    if (f.type === 'message' && isObject(v) && Object.keys(v).length) managedFields(f, v, path, out);
+    else out[path] = normalize(f, v) ?? null;
+  }
+  return out;
+}

@@ -5,7 +5,7 @@ import type { KindDef } from '../kinds/types.js';
 import { endpointPath, readPath } from '../kinds/paths.js';
 import { resourceModel } from '../schema/model.js';
 import { writableOnly, type JsonObject } from '../schema/values.js';
-import { diffSpec, leafPaths, overlay, pick } from '../diff/diff.js';
+import { diffSpec, leafPaths, managedFields, overlay, pick } from '../diff/diff.js';
 import { dependencyGraph } from '../resolve/refs.js';
 import type { Observed } from '../remote/read-live.js';
 import type { Change, Document, Plan, RequestSpec } from '../types.js';
@@ -49,8 +49,8 @@ function updateRequest(k: KindDef, o: Observed, mask: string[]): RequestSpec {
 }
 
 function changeFor(k: KindDef, o: Observed, deps: string[]): Change {
-  const base = { address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}) };
   const model = resourceModel(k.schema);
+  const base = { address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}), managed: managedFields(model, o.desired) };
   if (o.live === null) {
     if (!k.create || (k.create.style === 'duplicate' && !o.source)) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);

@@ -3,9 +3,10 @@
 import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { readPath, withQuery } from '../kinds/paths.js';
+import { readPath } from '../kinds/paths.js';
+import { listAll } from './list.js';
 import { resourceModel } from '../schema/model.js';
-import { isObject, normalize, deepEqual, type JsonObject } from '../schema/values.js';
+import { isObject, normalize, deepEqual, wireForm, type JsonObject } from '../schema/values.js';
 import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
 import type { State } from '../state/state.js';
 import type { Document } from '../types.js';
@@ -45,23 +46,6 @@ function unwrap(k: KindDef, body: JsonObject): JsonObject {
   return isObject(r) ? r : {};
 }
 
-/** Every live resource of a list, through all its pages. */
-async function listAll(client: Client, k: KindDef, scope: JsonObject): Promise<JsonObject[]> {
-  const items: JsonObject[] = [];
-  let token = '';
-  const query = Object.fromEntries(k.list!.scope.map((f) => [f, `spec.${f}`]));
-  do {
-    const base = withQuery(k.list!.path, query, scope);
-    const sep = base.includes('?') ? '&' : '?';
-    const path = `${base}${sep}page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`;
-    const { body } = await client.call('GET', path);
-    const page = body[k.list!.itemsKey];
-    if (Array.isArray(page)) items.push(...page.filter(isObject));
-    token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
-  } while (token);
-  return items;
-}
-
 export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number) {
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
@@ -85,7 +69,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
 
   const readOne = async (doc: Document): Promise<void> => {
     const k = registry.get(doc.kind)!;
-    const desired = fillReferences(doc.spec, idOf);
+    const desired = wireForm(resourceModel(k.schema), fillReferences(doc.spec, idOf)) as JsonObject;
     const source = doc.duplicate_from ? fillReferences(doc.duplicate_from, idOf) : undefined;
     const o: Observed = { doc, desired, source, live: null };
     observed.set(doc.address, o);
@@ -93,9 +77,10 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       if (k.identity === 'key') {
         const key = String(desired[k.keyField!]);
         if (hasReference(key)) return void (o.live = { [k.keyField!]: key }); // its target is created in this apply
-        o.live = await get(k, { key, spec: desired }, true);
-        if (o.live) o.live[k.keyField!] = key;
-        else o.live = { [k.keyField!]: key }; // never set: an empty policy
+        // A key kind's id is its key; a resource never set (a policy) reads as an empty one.
+        o.live = { ...(await get(k, { key, spec: desired }, true)), [k.keyField!]: key };
+        o.id = key;
+        ids.set(doc.address, key);
         return;
       }
       const fromState = state.idOf(doc.address);

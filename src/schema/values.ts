@@ -104,6 +104,16 @@ export function zeroFill(field: Field, v: unknown): Json {
   return v as Json;
 }
 
+/** int64 values written as the API's strings (`10` -> `"10"`), everything else as written: what is sent. */
+export function wireForm(field: Field | undefined, v: unknown): Json {
+  if (field?.type === 'int64') return canonicalInt64(v) ?? (v as Json);
+  if (field?.type === 'message' && isObject(v)) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireForm(field.props?.[k], x)]));
+  }
+  if (field?.type === 'array' && Array.isArray(v)) return v.map((x) => wireForm(field.items, x));
+  return v as Json;
+}
+
 /** A copy keeping only what passes `keep`, descending into messages and arrays of messages. */
 export function prune(field: Field, v: unknown, keep: (f: Field) => boolean): Json | undefined {
   if (!keep(field)) return undefined;

@@ -9,7 +9,10 @@ export const STATE_FORMAT = 1;
 
 export interface StateEntry {
   kind: string;
-  id: string;
+  /** the server id, for kinds addressed by id */
+  id?: string;
+  /** the managed fields as they were on the platform after the last apply: field path -> value (no secrets) */
+  fields?: Record<string, unknown>;
 }
 
 export interface StateData {
@@ -41,6 +44,10 @@ export class State {
 
   set(address: string, entry: StateEntry): void {
     this.data.resources[address] = entry;
+  }
+
+  entry(address: string): StateEntry | undefined {
+    return this.data.resources[address];
   }
 
   forget(address: string): boolean {

@@ -85,7 +85,8 @@ describe('references', () => {
     expect(offers[0].target.event_ids).toEqual([eventId]);
     expect((await call(emu, 'GET', `/iam/auth/v1/policies/${eventId}/p/event`)).status).toBe(200);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
-    expect(state.resources['Event/final']).toEqual({ kind: 'Event', id: eventId });
+    expect(state.resources['Event/final']).toEqual({ kind: 'Event', id: eventId, fields: { title: 'The final' } });
+    expect(state.resources['Offer/pass'].fields).toEqual({ project_id: 'p', name: 'Pass', 'target.event_ids': [eventId] });
     expect((await plan(dir)).plan.summary).toEqual({ create: 0, update: 0, noop: 3 });
   });
 });

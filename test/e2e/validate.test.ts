@@ -71,7 +71,7 @@ describe('tapedeck validate', () => {
 
   it('skips tapedeck.yaml, hidden folders and node_modules; reads .yml and multi-document files', async () => {
     const dir = testdir({
-      'tapedeck.yaml': 'not: a document',
+      'tapedeck.yaml': 'version: 1\n',
       '.hidden/x.yaml': 'kind: Widget',
       'node_modules/x.yaml': 'kind: Widget',
       'a.yml': `${offer('a')}---\n${offer('b')}`,

@@ -1,0 +1,90 @@
+// Adoption: the live resources tapedeck can find (named by the state, by --id, or listed), written as documents,
+// one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
+// documents right away shows no changes.
+import type { Registry } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import { readPath } from '../kinds/paths.js';
+import { listAll } from '../remote/list.js';
+import type { Field } from '../schema/model.js';
+import { resourceModel } from '../schema/model.js';
+import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
+import type { Client } from '../remote/client.js';
+import type { State } from '../state/state.js';
+import { mapPool } from '../util/pool.js';
+
+export interface ExportTarget {
+  kind: string;
+  id: string;
+  /** the address the state knows it by */
+  address?: string;
+}
+
+export interface ExportedDoc {
+  kind: string;
+  name: string;
+  id?: string;
+  spec: JsonObject;
+}
+
+/** A resource's managed fields as a document spec: schema order, no response-only fields, no secrets, no unset. */
+export function toSpec(field: Field, v: Json | undefined): Json | undefined {
+  if (field.type === 'message' && isObject(v)) {
+    const out: JsonObject = {};
+    for (const [name, f] of Object.entries(field.props ?? {})) {
+      if (f.readOnly || f.secret) continue;
+      const x = toSpec(f, v[name]);
+      if (x !== undefined) out[name] = x;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  if (field.type === 'array' && Array.isArray(v)) {
+    const items = v.map((x) => toSpec(field.items!, x) ?? null);
+    return normalize(field, items) === undefined ? undefined : items;
+  }
+  if (field.type === 'map' && isObject(v)) return normalize(field, sortKeys(v) as Json);
+  return normalize(field, v);
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (!isObject(v)) return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+}
+
+const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+
+export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number }) {
+  const found = new Map<string, { k: KindDef; id: string; address?: string; resource: JsonObject }>();
+  const keyOf = (k: KindDef, id: string) => `${k.kind} ${id}`;
+  const targets: ExportTarget[] = [
+    ...Object.entries(state.data.resources).filter(([, e]) => e.id).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
+    ...opts.ids,
+  ];
+  await mapPool(targets, opts.concurrency, async (t) => {
+    const k = registry.get(t.kind)!;
+    const key = k.keyField ? t.id : undefined;
+    const { body } = await client.call('GET', readPath(k, { id: t.id, key, spec: {} }));
+    const resource = (k.read.wrapper ? body[k.read.wrapper] : { ...body, [k.keyField!]: t.id }) as JsonObject;
+    found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
+  });
+  for (const k of registry.kinds.filter((x) => x.list)) {
+    for (const r of await listAll(client, k, opts.project ? { project_id: opts.project } : {})) {
+      const id = String(r.id);
+      if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
+    }
+  }
+
+  const docs: ExportedDoc[] = [];
+  const taken = new Set<string>();
+  const entries = [...found.values()].sort((a, b) => registry.level(a.k.kind) - registry.level(b.k.kind) || (a.id < b.id ? -1 : 1));
+  for (const { k, id, address, resource } of entries) {
+    const label = String(resource.name || resource.title || (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') || id);
+    let name = address?.split('/').slice(1).join('/') || slug(label) || slug(id);
+    for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label) || slug(id)}-${n}`;
+    taken.add(`${k.kind}/${name}`);
+    const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
+    docs.push({ kind: k.kind, name, ...(k.identity === 'id' ? { id } : {}), spec });
+    state.set(`${k.kind}/${name}`, { kind: k.kind, id });
+  }
+  return docs;
+}

@@ -1,0 +1,42 @@
+// The project file, tapedeck.yaml at the root of DIR: environments (base URL, vars, state path), defaults, and
+// endpoint overrides. Validated by schemas/project.schema.json with located errors.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseFile, PROJECT_FILE } from '../load/load.js';
+import type { EndpointOverrides } from '../kinds/registry.js';
+import type { Issue } from '../types.js';
+import { describe, validator } from '../validate/schema.js';
+import { nearestPos } from '../validate/validate.js';
+
+export interface Environment {
+  base_url?: string;
+  vars?: Record<string, unknown>;
+  state?: string;
+}
+
+export interface Project {
+  version: 1;
+  environments?: Record<string, Environment>;
+  defaults?: { concurrency?: number; timeout?: number; retries?: number };
+  endpoints?: EndpointOverrides;
+}
+
+/** The project file of `dir`, or undefined when there is none; problems are located issues. */
+export function loadProject(dir: string, cwd: string): { project?: Project; file: string; issues: Issue[] } {
+  const full = join(dir, PROJECT_FILE);
+  const file = relative(cwd, full) || full;
+  if (!existsSync(full)) return { file, issues: [] };
+  const issues: Issue[] = [];
+  const [doc, ...rest] = parseFile(readFileSync(full, 'utf8'), file, issues);
+  if (issues.length) return { file, issues };
+  if (!doc) return { file, issues: [{ file, pos: { line: 1, col: 1 }, message: 'the project file is empty (it needs at least `version: 1`)', severity: 'error' }] };
+  if (rest.length) issues.push({ file, pos: nearestPos(rest[0], ''), message: 'the project file holds one document', severity: 'error' });
+  const validate = validator('project.schema.json');
+  if (!validate(doc.value)) {
+    for (const e of validate.errors ?? []) {
+      const { pointer, message } = describe(e);
+      issues.push({ file, pos: nearestPos(doc, pointer), pointer, message, severity: 'error' });
+    }
+  }
+  return issues.length ? { file, issues } : { project: doc.value as Project, file, issues };
+}

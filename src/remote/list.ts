@@ -1,0 +1,23 @@
+import type { KindDef } from '../kinds/types.js';
+import { withQuery } from '../kinds/paths.js';
+import { isObject, type JsonObject } from '../schema/values.js';
+import type { Client } from './client.js';
+
+/**
+ * Every live resource of a kind's list, through all its pages (the live API caps pages small, so this follows
+ * next_page_token until it is empty). `scope` holds the values of the list's scope fields (project_id).
+ */
+export async function listAll(client: Client, k: KindDef, scope: JsonObject): Promise<JsonObject[]> {
+  const items: JsonObject[] = [];
+  const query = Object.fromEntries(k.list!.scope.map((f) => [f, `spec.${f}`]));
+  let token = '';
+  do {
+    const base = withQuery(k.list!.path, query, scope);
+    const path = `${base}${base.includes('?') ? '&' : '?'}page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`;
+    const { body } = await client.call('GET', path);
+    const page = body[k.list!.itemsKey];
+    if (Array.isArray(page)) items.push(...page.filter(isObject));
+    token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
+  } while (token);
+  return items;
+}
