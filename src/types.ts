@@ -68,12 +68,21 @@ export interface Change {
   read?: { path: string };
   /** the managed fields and their values once applied (path -> normalised value), recorded in the state */
   managed?: Record<string, Json>;
+  /** what the plan read, by meaning; `apply --plan` refuses when the resource no longer matches it */
+  live_fingerprint?: string;
+  /** managed fields changed outside tapedeck since the last apply: before = last applied, after = live now */
+  drift?: DiffEntry[];
 }
 
 export interface Plan {
   format_version: 1;
   changes: Change[];
   summary: { create: number; update: number; noop: number };
+  /** what the plan was made from, so a saved plan cannot be applied to another configuration or environment */
+  configuration_hash?: string;
+  environment?: { name: string; base_url: string };
+  /** requests the plan needed */
+  requests?: { reads: number };
 }
 
 export interface ResultEntry {

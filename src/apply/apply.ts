@@ -3,7 +3,8 @@
 import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { fillReferences } from '../resolve/refs.js';
-import { isObject, type JsonObject } from '../schema/values.js';
+import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
+import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
@@ -45,9 +46,18 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
     }
   };
 
-  /** The state learns the id and the managed fields as they now are on the platform. */
-  const record = (c: Change, id: string | undefined) => {
-    state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), ...(c.managed ? { fields: fillReferences(c.managed, idOf) } : {}) });
+  /**
+   * The state learns the id and the managed fields as they now are on the platform: read from the write's answer
+   * where it carries the resource (the server's own spelling, e.g. a duplicate's `%@` filled in), else as planned.
+   */
+  const record = (c: Change, id: string | undefined, answer?: JsonObject) => {
+    const k = registry.get(c.kind)!;
+    const model = resourceModel(k.schema);
+    const planned = fillReferences(c.managed ?? {}, idOf);
+    const fields = answer
+      ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
+      : planned;
+    state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), fields });
   };
 
   const run = async (c: Change): Promise<void> => {
@@ -68,13 +78,12 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const unresolved = /\$\{[A-Za-z]+\/[^}]+\.id\}/.exec(`${path} ${JSON.stringify(body ?? {})}`);
         if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
         const res = await send(c, path, body);
-        const wrapped = c.action === 'create' && k.create ? res.body[k.create.wrapper] : undefined;
-        // Wrapped as documented; a bare resource is accepted too rather than losing the new id.
-        const created = isObject(wrapped) ? wrapped : res.body;
-        const id = c.action === 'create' && typeof created.id === 'string' ? created.id : c.id;
+        const wrapper = c.action === 'create' ? k.create?.wrapper : k.read.wrapper;
+        const wrapped = wrapper ? res.body[wrapper] : undefined;
+        const id = c.action === 'create' ? String((isObject(wrapped) ? wrapped : res.body).id ?? '') || undefined : c.id;
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
         if (id) ids.set(c.address, id);
-        record(c, id);
+        record(c, id, isObject(wrapped) ? wrapped : undefined);
         state.save();
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
       } catch (e) {

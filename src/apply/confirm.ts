@@ -3,22 +3,17 @@
 // took effect. Nothing is re-decided: the plan's own request is the measure.
 import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
-import { deepEqual, isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
+import { deepEqual, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { Change } from '../types.js';
 
-function at(v: Json | undefined, path: string): Json | undefined {
-  let cur = v;
-  for (const p of path.split('.')) cur = isObject(cur) ? cur[p] : undefined;
-  return cur;
-}
 
 /** The fields the write set, as [path, value]: the masked paths of a PATCH, the top-level fields of a replace. */
 function carried(k: KindDef, c: Change, body: JsonObject): Array<[string, Json | undefined]> {
   const ep = k.update;
   if (ep.style === 'patch') {
     const part = body[ep.bodyKey ?? 'resource'];
-    return (c.update_mask ?? []).map((p) => [p, at(part, p)]);
+    return (c.update_mask ?? []).map((p) => [p, valueAt(part, p)]);
   }
   return Object.keys(body).filter((f) => !(ep.carry ?? []).includes(f) && f !== k.keyField).map((f) => [f, body[f]]);
 }
@@ -29,7 +24,7 @@ export async function writeTookEffect(k: KindDef, c: Change, sent: JsonObject, r
     const { body } = await client.call('GET', readPath);
     const live = (k.read.wrapper ? body[k.read.wrapper] : body) as JsonObject;
     const model = resourceModel(k.schema);
-    return carried(k, c, sent).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), at(live, p)), normalize(fieldAt(model, p), v)));
+    return carried(k, c, sent).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(live, p)), normalize(fieldAt(model, p), v)));
   } catch {
     return false;
   }

@@ -25,6 +25,8 @@ function common(cmd: Command): Command {
     .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
     .option('--insecure-http', 'allow plain http to a non-loopback host')
     .option('--json', 'machine output on stdout')
+    .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
+    .option('--quiet', 'only the summary and errors')
     .option('--debug', 'log each request (never the token) and show stack traces');
 }
 
@@ -45,6 +47,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
     .action(async (dir, flags) => { code = await planCommand(dir, flags, io); });
   common(program.command('apply [dir]').description('plan, confirm, then write'))
     .option('--yes', 'do not ask for confirmation')
+    .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
     .action(async (dir, flags) => { code = await applyCommand(dir, flags, io); });
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))

@@ -22,6 +22,8 @@ export interface CommonFlags {
   insecureHttp?: boolean;
   debug?: boolean;
   json?: boolean;
+  format?: string;
+  quiet?: boolean;
   var?: string[];
   varFile?: string[];
 }
@@ -37,6 +39,9 @@ export interface RunOptions {
   insecureHttp: boolean;
   debug: boolean;
   json: boolean;
+  /** stdout: text for people, markdown for pull-request comments, json for scripts (--json) */
+  format: 'text' | 'markdown' | 'json';
+  quiet: boolean;
   vars: Record<string, unknown>;
   registry: Registry;
   project?: Project;
@@ -88,6 +93,13 @@ function readToken(tokenFile: string | undefined, io: Io): string {
   return t;
 }
 
+function outputFormat(f: CommonFlags): RunOptions['format'] {
+  const format = f.format ?? 'text';
+  if (!['text', 'markdown', 'json'].includes(format)) throw new UserError(`--format must be text, markdown or json, not ${JSON.stringify(format)}`);
+  if (f.json && f.format && format !== 'json') throw new UserError('--json and --format markdown both choose the output: pass one');
+  return f.json ? 'json' : (format as RunOptions['format']);
+}
+
 export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   const { project, issues } = loadProject(dir, io.cwd);
@@ -121,6 +133,8 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     json: !!f.json,
+    format: outputFormat(f),
+    quiet: !!f.quiet,
     vars,
     registry,
     project,

@@ -3,11 +3,13 @@ import { Reported, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
 import { buildPlan, PlanError } from '../plan/build.js';
+import { configurationHash } from '../plan/fingerprint.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { interpolateSources } from '../resolve/interpolate.js';
 import { checkReferences } from '../resolve/refs.js';
 import { formatIssue } from '../report/text.js';
+import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import type { Document, Issue, Plan } from '../types.js';
 import { validateDocuments } from '../validate/validate.js';
@@ -52,6 +54,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
 }
 
 export interface Planned {
+  docs: Document[];
   plan: Plan;
   state: State;
   client: Client;
@@ -64,13 +67,18 @@ export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
   const state = State.load(opts.statePath);
   const client = makeClient(opts, io);
   try {
-    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency);
+    const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
+    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency, reading.tick);
+    reading.done();
     if (failures.length) {
       for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
       throw new Reported();
     }
-    const plan = buildPlan(docs, observed, registry, liveListed);
-    return { plan, state, client, registry };
+    const plan = buildPlan(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+    plan.configuration_hash = configurationHash(docs);
+    plan.environment = { name: opts.envName, base_url: client.opts.baseUrl };
+    plan.requests = { reads: client.counts.reads };
+    return { plan, state, client, registry, docs };
   } catch (e) {
     await client.close();
     if (e instanceof PlanError) throw new UserError(e.message);

@@ -2,11 +2,11 @@
 // replace). Kind-specific rules come from the kind table and collectionRules, never from a check of the kind.
 import type { KindDef } from '../kinds/types.js';
 import { resourceModel } from '../schema/model.js';
-import { clone, isObject, zeroFill, type Json, type JsonObject } from '../schema/values.js';
+import { clone, isObject, valueAt, zeroFill, type Json, type JsonObject } from '../schema/values.js';
 import { ApiFault, bad, notFound } from './fault.js';
 import { listPage } from './list.js';
 import { collectionRules } from './rules.js';
-import { applyMask, checkShape, getPath, parseMask } from './shape.js';
+import { applyMask, checkShape, parseMask } from './shape.js';
 import { keyOf, type Store } from './store.js';
 
 const now = () => new Date().toISOString();
@@ -107,7 +107,7 @@ export function duplicate(store: Store, op: Operation): JsonObject {
   const paths = parseMask(model, body.update_mask, changes);
   const copy = clone(source);
   applyMask(copy, changes, paths, (path, v) => {
-    const original = getPath(source, path);
+    const original = valueAt(source, path);
     return typeof v === 'string' && typeof original === 'string' ? v.split('%@').join(original) : v;
   });
   copy.id = store.newId(k);

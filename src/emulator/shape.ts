@@ -2,7 +2,7 @@
 // wrong types are invalid_argument. Also the update-mask rules of PATCH.
 import type { Field } from '../schema/model.js';
 import { fieldAt } from '../schema/model.js';
-import { canonicalInt64, canonicalTimestamp, isObject, type Json, type JsonObject } from '../schema/values.js';
+import { canonicalInt64, canonicalTimestamp, isObject, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import { bad } from './fault.js';
 
 /** Throws invalid_argument naming the first field of `v` that the model does not accept. */
@@ -33,11 +33,6 @@ export function checkShape(field: Field, v: unknown, path: string): void {
   }
 }
 
-function getPath(obj: JsonObject, path: string): Json | undefined {
-  let cur: Json | undefined = obj;
-  for (const p of path.split('.')) cur = isObject(cur) ? cur[p] : undefined;
-  return cur;
-}
 
 function setPath(obj: JsonObject, path: string, value: Json | undefined): void {
   const parts = path.split('.');
@@ -77,9 +72,8 @@ export function parseMask(model: Field, mask: unknown, body: JsonObject): string
  */
 export function applyMask(target: JsonObject, body: JsonObject, paths: string[], transform?: (path: string, v: Json) => Json): void {
   for (const p of paths) {
-    const v = getPath(body, p);
+    const v = valueAt(body, p);
     setPath(target, p, v === undefined || !transform ? v : transform(p, v));
   }
 }
 
-export { getPath };

@@ -10,6 +10,7 @@ import { dependencyGraph } from '../resolve/refs.js';
 import type { Observed } from '../remote/read-live.js';
 import type { Change, Document, Plan, RequestSpec } from '../types.js';
 import { waves } from '../util/pool.js';
+import { driftOf, fingerprint } from './fingerprint.js';
 
 export class PlanError extends Error {}
 
@@ -48,9 +49,13 @@ function updateRequest(k: KindDef, o: Observed, mask: string[]): RequestSpec {
   return { method: ep.method, path, body };
 }
 
-function changeFor(k: KindDef, o: Observed, deps: string[]): Change {
+function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record<string, unknown>): Change {
   const model = resourceModel(k.schema);
-  const base = { address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}), managed: managedFields(model, o.desired) };
+  const drift = driftOf(k, o.live, lastApplied);
+  const base = {
+    address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}),
+    managed: managedFields(model, o.desired), live_fingerprint: fingerprint(k, o.live), ...(drift.length ? { drift } : {}),
+  };
   if (o.live === null) {
     if (!k.create || (k.create.style === 'duplicate' && !o.source)) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
@@ -82,19 +87,26 @@ function checkUniqueLive(registry: Registry, observed: Observed[], liveOthers: (
   }
 }
 
-export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, liveOthers: (k: KindDef) => JsonObject[] = () => []): Plan {
+export interface PlanContext {
+  /** the live resources of a kind that were listed while reading */
+  liveListed?: (k: KindDef) => JsonObject[];
+  /** the managed fields as the last apply left them (from the state) */
+  lastApplied?: (address: string) => Record<string, unknown> | undefined;
+}
+
+export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Plan {
   const graph = dependencyGraph(docs);
   const ordered = waves(
     [...docs].sort((a, b) => registry.level(a.kind) - registry.level(b.kind) || (a.address < b.address ? -1 : 1)),
     (d) => d.address, (d) => graph.get(d.address) ?? [],
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
-  checkUniqueLive(registry, obs, liveOthers);
+  checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => {
     // Only references to documents that are not known yet make a dependency the apply must wait for.
     const text = JSON.stringify([o.desired, o.source ?? null]);
     const deps = (graph.get(o.doc.address) ?? []).filter((a) => text.includes(`\${${a}.id}`));
-    return changeFor(registry.get(o.doc.kind)!, o, deps);
+    return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
   });
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return { format_version: 1, changes, summary: { create: count('create'), update: count('update'), noop: count('noop') } };

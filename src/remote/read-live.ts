@@ -41,12 +41,12 @@ function substitute(v: JsonObject, original: JsonObject, mark: string): JsonObje
   return out;
 }
 
-function unwrap(k: KindDef, body: JsonObject): JsonObject {
+export function unwrap(k: KindDef, body: JsonObject): JsonObject {
   const r = k.read.wrapper ? body[k.read.wrapper] : body;
   return isObject(r) ? r : {};
 }
 
-export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number) {
+export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number, onRead: () => void = () => {}) {
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];
@@ -123,7 +123,10 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   };
 
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
-    await mapPool(wave, concurrency, readOne);
+    await mapPool(wave, concurrency, async (d) => {
+      await readOne(d);
+      onRead();
+    });
   }
   const seen = new Map<string, JsonObject[]>();
   for (const [key, p] of lists) {

@@ -135,6 +135,13 @@ export const withoutSecrets = (field: Field, v: unknown) => prune(field, v, (f) 
 /** Response-only fields (readOnly) removed: what may be sent back in a write. */
 export const writableOnly = (field: Field, v: unknown) => prune(field, v, (f) => !f.readOnly);
 
+/** The value at a dot path inside nested objects, or undefined. */
+export function valueAt(v: Json | undefined, path: string): Json | undefined {
+  let cur = v;
+  for (const p of path.split('.')) cur = isObject(cur) ? cur[p] : undefined;
+  return cur;
+}
+
 export function deepEqual(a: unknown, b: unknown): boolean {
   return stableStringify(a) === stableStringify(b);
 }

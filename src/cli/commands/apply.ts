@@ -1,14 +1,25 @@
+import { resolve } from 'node:path';
 import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
-import { renderApply, renderPlan, renderResult } from '../../report/text.js';
+import { readSavedPlan, staleness } from '../../plan/saved.js';
+import { applyMarkdown } from '../../report/markdown.js';
+import { progress, progressMode } from '../../report/progress.js';
+import { styleFor } from '../../report/style.js';
+import { applySummary, renderApply } from '../../report/text.js';
+import { acquireLock } from '../../state/lock.js';
+import { State } from '../../state/state.js';
+import type { Registry } from '../../kinds/registry.js';
+import type { Client } from '../../remote/client.js';
+import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
-import { acquireLock } from '../../state/lock.js';
-import { makePlan } from '../pipeline.js';
+import { loadDocuments, makeClient, makePlan } from '../pipeline.js';
+import { printPlan } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
   yes?: boolean;
   lockTimeout?: string;
+  plan?: string;
 }
 
 export async function applyCommand(dir: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
@@ -16,7 +27,7 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
   try {
-    return await planAndApply(opts, flags, io);
+    return flags.plan ? await applySaved(resolve(io.cwd, flags.plan), opts, flags, io) : await planAndApply(opts, flags, io);
   } finally {
     release();
   }
@@ -25,26 +36,49 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
 async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const { plan, state, client, registry } = await makePlan(opts, io);
   try {
-    const say = opts.json ? io.err : io.out;
-    say(renderPlan(plan));
-    const changes = plan.summary.create + plan.summary.update;
-    if (changes && !flags.yes) {
-      const answer = (await io.ask?.('Apply these changes? Only "yes" is accepted: ')) ?? '';
-      if (answer.trim() !== 'yes') {
-        io.err('Apply cancelled; nothing was sent.\n');
-        return 1;
-      }
-    }
-    const result = await applyPlan(plan, registry, client, state, {
-      concurrency: opts.concurrency,
-      onResult: opts.json ? undefined : (r) => opts.debug && io.err(`debug: ${renderResult(r).trim()}\n`),
-    });
-    // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
-    if (opts.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
-    else if (changes) io.out(renderApply(result));
-    for (const r of result.results.filter((x) => x.outcome === 'failed')) io.err(`error: ${r.address}: ${r.error}\n`);
-    return result.summary.failed || result.summary.skipped ? 1 : 0;
+    return await execute(plan, state, client, registry, opts, flags, io);
   } finally {
     await client.close();
   }
+}
+
+/** A saved plan is applied only if nothing it was made from has moved; otherwise nothing is written. */
+async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+  const plan = readSavedPlan(file);
+  const docs = loadDocuments(opts, io);
+  const state = State.load(opts.statePath);
+  const client = makeClient(opts, io);
+  try {
+    const reasons = await staleness(plan, docs, { name: opts.envName, base_url: client.opts.baseUrl }, opts.registry, client, opts.concurrency);
+    if (reasons.length) {
+      io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
+      return 1;
+    }
+    return await execute(plan, state, client, opts.registry, opts, flags, io);
+  } finally {
+    await client.close();
+  }
+}
+
+async function execute(plan: Plan, state: State, client: Client, registry: Registry, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+  // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
+  printPlan(plan, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  const changes = plan.summary.create + plan.summary.update;
+  if (changes && !flags.yes) {
+    const answer = (await io.ask?.('Apply these changes? Only "yes" is accepted: ')) ?? '';
+    if (answer.trim() !== 'yes') {
+      io.err('Apply cancelled; nothing was sent.\n');
+      return 1;
+    }
+  }
+  const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
+  const result = await applyPlan(plan, registry, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
+  applying.done();
+  // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
+  if (opts.format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
+  else if (opts.format === 'markdown') io.out(applyMarkdown(result));
+  else if (opts.quiet) io.out(`${applySummary(result)}\n`);
+  else if (changes) io.out(renderApply(result, styleFor(io)));
+  for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
+  return result.summary.failed || result.summary.skipped ? 1 : 0;
 }

@@ -1,8 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { renderPlan } from '../../report/text.js';
+import { planMarkdown } from '../../report/markdown.js';
+import { styleFor } from '../../report/style.js';
+import { renderPlan, summaryLine } from '../../report/text.js';
+import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../options.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { makePlan } from '../pipeline.js';
 
 export interface PlanFlags extends CommonFlags {
@@ -10,14 +13,20 @@ export interface PlanFlags extends CommonFlags {
   detailedExitcode?: boolean;
 }
 
+export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {
+  if (opts.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
+  else if (opts.format === 'markdown') write(planMarkdown(plan));
+  else if (opts.quiet) write(`${summaryLine(plan)}\n`);
+  else write(`${renderPlan(plan, styleFor(io))}(${plan.requests?.reads ?? 0} read request${plan.requests?.reads === 1 ? '' : 's'})\n`);
+}
+
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const { plan, client } = await makePlan(opts, io);
-  const requests = { ...client.counts };
   await client.close();
+  // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) writeFileSync(resolve(io.cwd, flags.out), `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
-  if (opts.json) io.out(`${JSON.stringify(plan, null, 2)}\n`);
-  else io.out(`${renderPlan(plan)}(${requests.reads} read request${requests.reads === 1 ? '' : 's'})\n`);
+  printPlan(plan, opts, io);
   const changed = plan.summary.create + plan.summary.update > 0;
   return flags.detailedExitcode && changed ? 2 : 0;
 }

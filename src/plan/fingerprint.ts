@@ -1,0 +1,40 @@
+// What a saved plan records of what it read, so `apply --plan` can tell whether the world moved since.
+import { createHash } from 'node:crypto';
+import type { KindDef } from '../kinds/types.js';
+import { fieldAt, resourceModel } from '../schema/model.js';
+import { normalize, valueAt, stableStringify, writableOnly, type JsonObject } from '../schema/values.js';
+import type { Document, DiffEntry } from '../types.js';
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A resource as read, by meaning: its writable fields normalised, plus the values a replace carries back (etag).
+ * Response-only fields that move on their own (last_update_time, connected) do not count. `absent` when not there.
+ */
+export function fingerprint(k: KindDef, live: JsonObject | null): string {
+  if (!live) return 'absent';
+  const model = resourceModel(k.schema);
+  const carried = Object.fromEntries((k.update.carry ?? []).map((c) => [c, live[c] ?? null]));
+  return sha(stableStringify([normalize(model, writableOnly(model, live)) ?? null, carried])).slice(0, 32);
+}
+
+/** The configuration as planned: every document after variables were filled in. */
+export function configurationHash(docs: Document[]): string {
+  const parts = docs.map((d) => [d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+  return sha(stableStringify(parts));
+}
+
+
+/** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */
+export function driftOf(k: KindDef, live: JsonObject | null, lastApplied: Record<string, unknown> | undefined): DiffEntry[] {
+  if (!live || !lastApplied) return [];
+  const model = resourceModel(k.schema);
+  const out: DiffEntry[] = [];
+  for (const [path, was] of Object.entries(lastApplied)) {
+    const field = fieldAt(model, path);
+    const now = normalize(field, valueAt(live, path));
+    const before = normalize(field, was);
+    if (stableStringify(now ?? null) !== stableStringify(before ?? null)) out.push({ path, before, after: now });
+  }
+  return out;
+}
