@@ -72,6 +72,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
     .option('--latency <ms>', 'delay every response')
     .option('--fault-rate <r>', 'share of requests that fail (0..1)')
     .option('--fault-seed <n>', 'seed of the fault generator, for reproducible runs')
+    .option('--fault-on <which>', 'all requests (default) or only writes')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
     .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
     .action(async (flags) => { code = await emulatorCommand(flags, io, stop); });

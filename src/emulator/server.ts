@@ -24,6 +24,8 @@ export interface EmulatorOptions {
   retryAfter?: number;
   /** cap on list pages, below the default 1000 (the live API caps pages small) */
   maxPageSize?: number;
+  /** which requests faults may hit: all, or only writes (to test apply's reporting with reads intact) */
+  faultOn?: 'all' | 'writes';
 }
 
 interface Route {
@@ -156,7 +158,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     });
     if (r.write) stats.writes++;
     else stats.reads++;
-    const fault = opts.faultRate && random() < opts.faultRate ? faultKinds[Math.floor(random() * faultKinds.length)] : undefined;
+    const eligible = opts.faultOn !== 'writes' || r.write;
+    const fault = eligible && opts.faultRate && random() < opts.faultRate ? faultKinds[Math.floor(random() * faultKinds.length)] : undefined;
     if (fault) stats.faults[fault]++;
     if (fault === 'unavailable') throw new ApiFault('unavailable', 'injected fault: service unavailable');
     if (fault === 'rate_limited') {

@@ -19,13 +19,14 @@ function cell(v: unknown): string {
 
 const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 
-function diffTable(entries: DiffEntry[], before: string, after: string): string[] {
+function diffTable(entries: DiffEntry[], before: string | undefined, after: string): string[] {
+  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.after)} |`)];
   return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.before)} | ${cell(d.after)} |`)];
 }
 
 function details(c: Change): string {
   const lines = [`<details><summary>${icon[c.action]} <code>${c.address}</code> ${c.action}${c.id ? ` (${c.id})` : ''}</summary>`, ''];
-  lines.push(...diffTable(c.diff ?? [], c.action === 'create' ? '' : 'Before', 'After'));
+  lines.push(...diffTable(c.diff ?? [], c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
   if (c.drift?.length) {
     lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(c.drift, 'Last applied', 'Live now'));
   }

@@ -17,6 +17,7 @@ export interface EmulatorFlags {
   faultSeed?: string;
   retryAfter?: string;
   maxPageSize?: string;
+  faultOn?: string;
 }
 
 function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -24,6 +25,11 @@ function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAF
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw new UserError(`${name} must be a number from 0 to ${max}, not ${JSON.stringify(raw)}`);
   return n;
+}
+
+function faultOn(raw: string | undefined): 'all' | 'writes' | undefined {
+  if (raw === undefined || raw === 'all' || raw === 'writes') return raw;
+  throw new UserError(`--fault-on must be all or writes, not ${JSON.stringify(raw)}`);
 }
 
 /** Runs until SIGINT or SIGTERM (or `stop`, for tests). */
@@ -48,6 +54,7 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
       faultRate: nonNegative('--fault-rate', flags.faultRate, 1),
       faultSeed: nonNegative('--fault-seed', flags.faultSeed),
       retryAfter: nonNegative('--retry-after', flags.retryAfter),
+      faultOn: faultOn(flags.faultOn),
       maxPageSize: flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
     });
   } catch (e) {

@@ -1,0 +1,182 @@
+// The CI and pull-request workflow: saved plans that cannot go stale silently, Markdown for PR comments, drift,
+// progress in CI, and honest partial-failure reports.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { planMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/report/markdown.js';
+import type { Plan } from '../../src/types.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { call, emulator } from '../helpers/emulator.js';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+const seed = () => ({
+  vods: [{ id: 'v1', project_id: 'p', name: 'Old' }, { id: 'v2', project_id: 'p', name: 'Same' }],
+  rtmp_ingests: [{ id: 'ing1', project_id: 'p', name: 'Cam', key: 'live_sk_do_not_print' }],
+  policies: [{ resource_key: 'o/organization', policy: { bindings: [] }, etag: 'e1' }],
+});
+const docs = () => testdir({
+  'a.yaml': [
+    { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } },
+    { kind: 'Vod', name: 'same', id: 'v2', spec: { name: 'Same' } },
+    { kind: 'RtmpIngest', name: 'cam', id: 'ing1', spec: { name: 'Camera | 1', description: 'has `ticks`' } },
+    { kind: 'Policy', name: 'org', spec: { resource_key: 'o/organization', policy: { bindings: [{ role_id: 'owner', account_ids: ['a'] }] } } },
+    { kind: 'Offer', name: 'new', spec: { project_id: 'p', name: 'New offer', priority: 3 } },
+  ],
+});
+
+describe('saved plans', () => {
+  it('apply --plan applies exactly the saved plan when nothing moved', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    const plan = await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
+    expect(plan.code).toBe(0);
+    const saved = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'));
+    expect(saved).toMatchObject({ format_version: 1, configuration_hash: expect.any(String), environment: { name: 'default', base_url: `${emu.url}/` } });
+    expect(saved.changes.every((c: { live_fingerprint: string }) => typeof c.live_fingerprint === 'string')).toBe(true);
+    const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes', '--json'], { cwd: dir });
+    expect(apply.code).toBe(0);
+    expect(JSON.parse(apply.stdout).summary).toEqual({ applied: 4, failed: 0, skipped: 0, unchanged: 1 });
+    expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('refuses, naming each resource, when the live state moved; writes nothing', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
+    await call(emu, 'PATCH', '/streaming/vods/v1/v1', { vod: { name: 'Changed in the UI' }, update_mask: 'name' });
+    await call(emu, 'PUT', '/iam/auth/v1/policies/o/organization', { policy: { bindings: [] } });
+    const writes = emu.stats.writes;
+    const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('error: the saved plan plan.json is stale; nothing was written. Make a new plan.');
+    expect(apply.stderr).toContain('Vod/v: the live resource changed since the plan was made');
+    expect(apply.stderr).toContain('Policy/org: the live resource changed since the plan was made');
+    expect(apply.stderr).not.toContain('Vod/same');
+    expect(emu.stats.writes).toBe(writes);
+  });
+
+  it('refuses when the configuration changed, or for another environment', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
+    const other = await runCli(['apply', dir, '--base-url', `${emu.url}/other`, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(other.stderr).toMatch(/the plan was made for environment default at http:\/\/127\.0\.0\.1:\d+\/, not default at .*\/other/);
+    writeFileSync(join(dir, 'b.yaml'), 'kind: Vod\nname: extra\nid: v9\nspec: {}\n');
+    const changed = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain('the configuration (documents or variables) changed since the plan was made');
+    expect(emu.stats.writes).toBe(0);
+  });
+
+  it('a plan file of another format version is refused', async () => {
+    const dir = docs();
+    writeFileSync(join(dir, 'plan.json'), JSON.stringify({ format_version: 2, changes: [], summary: {} }));
+    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(run.stderr).toMatch(/has format_version 2; this tapedeck applies version 1/);
+  });
+});
+
+describe('Markdown for pull requests', () => {
+  it('matches the golden file: summary, table, collapsible details, no secrets', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    const run = await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir });
+    expect(run.code).toBe(0);
+    await expect(run.stdout).toMatchFileSnapshot('../fixtures/golden/plan.md');
+    expect(run.stdout).not.toContain('live_sk_do_not_print');
+    expect(run.stdout).not.toContain('dev-token');
+  });
+
+  it('past GitHub\'s comment limit it cuts details, then rows, with a note', () => {
+    const changes = Array.from({ length: 3000 }, (_, i) => ({
+      address: `Vod/v${i}`, kind: 'Vod', action: 'update' as const, id: `v${i}`, update_mask: ['name'],
+      request: { method: 'PATCH', path: `/streaming/vods/v1/v${i}`, body: {} },
+      diff: [{ path: 'name', before: 'x'.repeat(50), after: 'y'.repeat(50) }],
+    }));
+    const plan: Plan = { format_version: 1, changes, summary: { create: 0, update: 3000, noop: 0 } };
+    const md = planMarkdown(plan);
+    expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(md).toMatch(/> ✂️ \d+ more rows not shown: the comment would pass GitHub's 65,536-character limit/);
+    const few = planMarkdown({ ...plan, changes: changes.slice(0, 400), summary: { create: 0, update: 400, noop: 0 } });
+    expect(few.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(few).toContain('| ✏️ | `Vod/v399` | update | `name` |');
+    expect(few).toMatch(/> ✂️ \d+ more resource details not shown/);
+  });
+});
+
+describe('drift', () => {
+  it('plan --json marks managed fields changed outside tapedeck since the last apply', async () => {
+    emu = await emulator(seed());
+    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New', asset_id: 'a1' } } });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    await call(emu, 'PATCH', '/streaming/vods/v1/v1', { vod: { name: 'Edited in the UI' }, update_mask: 'name' });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--detailed-exitcode'], { cwd: dir });
+    expect(run.code).toBe(2);
+    const [change] = JSON.parse(run.stdout).changes;
+    expect(change.drift).toEqual([{ path: 'name', before: 'New', after: 'Edited in the UI' }]);
+    const text = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(text.stdout).toContain('! name: changed outside tapedeck (last applied "New", now "Edited in the UI")');
+  });
+});
+
+describe('human output', () => {
+  it('CI=true prints plain progress lines on stderr; --quiet prints only the summary', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    const ci = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, env: { CI: 'true', TAPEDECK_PROGRESS_INTERVAL: '0' } });
+    expect(ci.stderr).toMatch(/^reading 5 resources\.\.\.\n(reading \d\/5 \(\d+ s\)\n)+reading 5\/5 done in \d+\.\d s\n$/);
+    const apply = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir, env: { CI: 'true', TAPEDECK_PROGRESS_INTERVAL: '0' } });
+    expect(apply.stderr).toMatch(/applying 4 resources\.\.\.\n[\s\S]*applying 4\/4 done in/);
+    const quiet = await runCli(['plan', ...against(emu.url, dir), '--quiet'], { cwd: dir, env: { CI: 'true' } });
+    expect(quiet).toMatchObject({ stdout: 'No changes. 5 resources up to date.\n', stderr: '' });
+  });
+
+  it('colours only on a terminal, and never with NO_COLOR', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    const tty = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, tty: true });
+    expect(tty.stdout).toContain('\x1b[33m  ~ Vod/v (v1) will be updated');
+    const noColor = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, tty: true, env: { NO_COLOR: '1' } });
+    expect(noColor.stdout).not.toContain('\x1b[');
+    const pipe = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(pipe.stdout).not.toContain('\x1b[');
+  });
+});
+
+describe('partial failures under injected faults', () => {
+  it('every resource is reported with its outcome, and the next runs finish exactly what is left', async () => {
+    const vods = Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, project_id: 'p', name: 'Old' }));
+    emu = await emulator({ vods }, { faultRate: 0.4, faultSeed: 11, faultOn: 'writes', retryAfter: 0 });
+    const dir = testdir(Object.fromEntries(vods.map((v, i) => [`v${i}.yaml`, { kind: 'Vod', name: `v${i}`, id: v.id, spec: { name: 'New' } }])));
+    const first = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--retries', '0'], { cwd: dir });
+    expect(first.code).toBe(1);
+    const result = JSON.parse(first.stdout);
+    expect(result.results).toHaveLength(30);
+    const failed = result.results.filter((r: { outcome: string }) => r.outcome === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const r of failed) expect(r.error).toMatch(/^PATCH \/streaming\/vods\/v1\/x\d+: (503 unavailable|429 resource_exhausted|connection_failed)/);
+    expect(result.summary.applied + result.summary.failed).toBe(30);
+    // Applied means applied: each one the result calls applied holds the new name on the platform.
+    for (const r of result.results.filter((x: { outcome: string }) => x.outcome === 'applied')) {
+      expect(emu.store.collections.get('vods')!.get(r.id)!.name).toBe('New');
+    }
+    // The next plan shows exactly what is left: the failed ones, no more.
+    const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
+    const left = JSON.parse(next.stdout).changes.filter((c: { action: string }) => c.action === 'update').map((c: { address: string }) => c.address).sort();
+    const stillOld = [...emu.store.collections.get('vods')!.values()].filter((v) => v.name !== 'New').map((v) => `Vod/v${String(v.id).slice(1)}`).sort();
+    expect(left).toEqual(stillOld);
+    const md = await runCli(['apply', ...against(emu.url, dir), '--yes', '--format', 'markdown', '--retries', '0'], { cwd: dir });
+    if (md.code) expect(md.stdout).toMatch(/\| ❌ \| `Vod\/v\d+` \| update \| failed \| `x\d+` \| PATCH/);
+    let runs = 2;
+    for (let code = md.code; code !== 0 && runs < 10; runs++) {
+      code = (await runCli(['apply', ...against(emu.url, dir), '--yes', '--retries', '0'], { cwd: dir })).code;
+    }
+    expect([...emu.store.collections.get('vods')!.values()].every((v) => v.name === 'New')).toBe(true);
+  });
+});
