@@ -5,7 +5,8 @@ import type { Registry } from '../kinds/registry.js';
 import { fillReferences } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
-import type { Client } from '../remote/client.js';
+import { maybeApplied, type Client, type Response } from '../remote/client.js';
+import { findCreated, recoverable } from '../remote/recover.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
@@ -31,9 +32,37 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
   const outcome = new Map<string, ResultEntry>();
   const idOf = (a: string) => ids.get(a);
 
+  /**
+   * Sends a create, never blindly twice: a pending marker goes to the state first; when the answer is lost, the
+   * resource is looked up (and adopted) before the create is sent again. A marker left behind (no lookup possible,
+   * or a crash) makes the next plan look it up too.
+   */
+  const create = async (c: Change, path: string, body: JsonObject | undefined): Promise<Response> => {
+    const k = registry.get(c.kind)!;
+    const since = new Date().toISOString();
+    state.set(c.address, { kind: c.kind, pending_since: since });
+    state.save();
+    const intent = { managed: fillReferences(c.managed ?? {}, idOf), source: k.create?.idField ? String(body?.[k.create.idField] ?? '') || undefined : undefined, since };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await client.call(c.request!.method, path, body);
+      } catch (e) {
+        if (!maybeApplied(e)) {
+          state.forget(c.address); // refused: nothing was created
+          throw e;
+        }
+        const found = await findCreated(client, k, intent, state.claimedIds()).catch(() => undefined);
+        if (found) return { status: 200, body: { [k.create!.wrapper]: found } };
+        if (!recoverable(k) || attempt >= client.opts.maxAttempts) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * client.opts.backoffMs * 2 ** attempt));
+      }
+    }
+  };
+
   /** Sends an update; when its answer is lost or it meets its own earlier attempt, the resource is read back. */
   const send = async (c: Change, path: string, body: JsonObject | undefined) => {
     const k = registry.get(c.kind)!;
+    if (c.action === 'create') return create(c, path, body);
     try {
       const replaceAll = c.action === 'update' && k.update.idempotent ? true : undefined;
       return await client.call(c.request!.method, path, body, replaceAll);

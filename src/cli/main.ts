@@ -21,6 +21,7 @@ function common(cmd: Command): Command {
     .option('--concurrency <n>', 'parallel requests (default 8)')
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('--retries <n>', 'retries of a failed read or idempotent write (default 4)')
+    .option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)')
     .option('--var <name=value>', 'set a variable (repeatable)', collect)
     .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
     .option('--insecure-http', 'allow plain http to a non-loopback host')

@@ -19,6 +19,7 @@ export interface CommonFlags {
   concurrency?: string;
   timeout?: string;
   retries?: string;
+  retryDeadline?: string;
   insecureHttp?: boolean;
   debug?: boolean;
   json?: boolean;
@@ -36,6 +37,8 @@ export interface RunOptions {
   concurrency: number;
   timeoutMs: number;
   maxAttempts: number;
+  /** no retry starts after this long since the first attempt */
+  deadlineMs: number;
   insecureHttp: boolean;
   debug: boolean;
   json: boolean;
@@ -130,6 +133,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
     concurrency: positiveInt('--concurrency', f.concurrency, defaults.concurrency ?? 8),
     timeoutMs: positiveInt('--timeout', f.timeout, defaults.timeout ?? 30) * 1000,
     maxAttempts: positiveInt('--retries', f.retries, defaults.retries ?? 4, 0) + 1,
+    deadlineMs: positiveInt('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120) * 1000,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     json: !!f.json,

@@ -49,6 +49,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     concurrency: opts.concurrency,
     timeoutMs: opts.timeoutMs,
     maxAttempts: opts.maxAttempts,
+    deadlineMs: opts.deadlineMs,
     debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
   });
 }

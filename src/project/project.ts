@@ -17,7 +17,7 @@ export interface Environment {
 export interface Project {
   version: 1;
   environments?: Record<string, Environment>;
-  defaults?: { concurrency?: number; timeout?: number; retries?: number };
+  defaults?: { concurrency?: number; timeout?: number; retries?: number; retry_deadline?: number };
   endpoints?: EndpointOverrides;
 }
 

@@ -21,6 +21,9 @@ export interface ClientOptions {
 
 export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200 };
 
+/** A failure after which a write may or may not have taken effect: no answer, or a server-side error. */
+export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.status === 0 || e.status >= 500);
+
 export interface Response {
   status: number;
   body: JsonObject;
@@ -66,8 +69,9 @@ export class Client {
   }
 
   /**
-   * One call, retried where repeating it cannot do harm: GET, PUT, PATCH, and a POST the caller declares
-   * idempotent (a replace-all write). Any other POST is never retried here: a create could happen twice.
+   * One call, retried where repeating it cannot do harm: GET, PUT, PATCH, a POST the caller declares idempotent
+   * (a replace-all write), and any call refused with 429. Any other POST is never retried here: a create whose
+   * answer was lost may have happened, and apply looks it up before sending it again.
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
     const started = Date.now();
@@ -83,7 +87,9 @@ export class Client {
       const transient = outcome.status === 0 || RETRY_STATUS.has(outcome.status);
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
       const wait = retryAfter ?? Math.random() * this.opts.backoffMs * 2 ** (attempt - 1);
-      if (!retryable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;
+      // A 429 was refused before any processing, so even a create may be sent again.
+      const repeatable = retryable || outcome.status === 429;
+      if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;
       this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
       await sleep(wait);
     }

@@ -5,6 +5,8 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { readPath } from '../kinds/paths.js';
 import { listAll } from './list.js';
+import { findCreated, recoverable } from './recover.js';
+import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, deepEqual, wireForm, type JsonObject } from '../schema/values.js';
 import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
@@ -89,6 +91,18 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
         o.live = await get(k, { id, spec: desired }, !doc.id);
         if (o.live) o.id = id;
         else if (!k.create) throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
+      }
+      // A create sent earlier whose outcome was never learnt (lost answer, crash): find it before creating again.
+      const pending = state.entry(doc.address)?.pending_since;
+      if (!o.live && pending && k.create) {
+        if (!recoverable(k)) {
+          throw new Error(`a create sent at ${pending} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
+        }
+        const found = await findCreated(client, k, { managed: managedFields(resourceModel(k.schema), desired), source, since: pending }, state.claimedIds());
+        if (found) {
+          o.live = found;
+          o.id = String(found.id);
+        }
       }
       // A configuration that would become a default must be checked against the live ones: list them.
       if (k.list && (k.uniqueWhen ?? []).some((u) => desired[u.when] === true)) await listed(k, desired);

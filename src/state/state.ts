@@ -13,6 +13,8 @@ export interface StateEntry {
   id?: string;
   /** the managed fields as they were on the platform after the last apply: field path -> value (no secrets) */
   fields?: Record<string, unknown>;
+  /** a create was sent at this time and its outcome is not known yet: look the resource up before creating again */
+  pending_since?: string;
 }
 
 export interface StateData {
@@ -44,6 +46,11 @@ export class State {
 
   set(address: string, entry: StateEntry): void {
     this.data.resources[address] = entry;
+  }
+
+  /** Every id the state knows: resources that are already someone's, never adopted for another address. */
+  claimedIds(): Set<string> {
+    return new Set(Object.values(this.data.resources).map((e) => e.id).filter((id): id is string => !!id));
   }
 
   entry(address: string): StateEntry | undefined {
