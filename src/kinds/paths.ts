@@ -3,10 +3,12 @@
 import type { Endpoint, KindDef } from './types.js';
 import type { JsonObject } from '../schema/values.js';
 
+/** One path segment: percent-encoded, and `.`/`..` spelt with %2E so no URL parser takes them as a way up. */
+const segment = (s: string) => (s === '.' || s === '..' ? s.replace(/\./g, '%2E') : encodeURIComponent(s));
 /** A reference that is not known yet is written as its text, for apply to fill in; the rest is encoded. */
-const encode = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : encodeURIComponent(part))).join('');
+const encode = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : segment(part))).join('');
 /** A resource key: each `/`-separated segment encoded, references kept whole even though they hold a `/`. */
-const encodeKey = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : part.split('/').map(encodeURIComponent).join('/'))).join('');
+const encodeKey = (s: string) => s.split(/(\$\{[^}]+\})/).map((part, i) => (i % 2 ? part : part.split('/').map(segment).join('/'))).join('');
 
 export interface PathValues {
   id?: string;

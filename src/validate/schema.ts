@@ -10,7 +10,7 @@ const Ajv2020 = require('ajv/dist/2020').default as typeof Ajv2020Type.default;
 const addFormats = require('ajv-formats').default as (ajv: InstanceType<typeof Ajv2020Type.default>, formats: string[]) => void;
 
 /** Our annotation keywords: read by the field model, ignored by validation. */
-const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity'];
+const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-message'];
 
 let ajv: InstanceType<typeof Ajv2020> | undefined;
 const compiled = new Map<string, ValidateFunction>();
@@ -58,6 +58,7 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
     case 'const':
       return { pointer: e.instancePath, message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
     case 'pattern':
+      if (e.parentSchema?.['x-message']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} ${String(e.parentSchema['x-message'])}` };
       if (e.parentSchema?.['x-int64']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an integer (write a number or a decimal string)` };
       if (e.parentSchema?.['x-enum']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})` };
       return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}` };

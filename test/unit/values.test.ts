@@ -84,3 +84,16 @@ describe('request bodies', () => {
       .toEqual({ annotation_type_id: 'a', configuration: { y: {} }, conditions: [{ confidence_threshold: 1 }] });
   });
 });
+
+describe('paths', async () => {
+  const { fillPath } = await import('../../src/kinds/paths.js');
+  it.each([
+    ['/streaming/vods/v1/{id}', { id: 'v 1/é?#%' }, '/streaming/vods/v1/v%201%2F%C3%A9%3F%23%25'],
+    ['/iam/auth/v1/policies/{key}', { key: 'proj 1/proj 1/project' }, '/iam/auth/v1/policies/proj%201/proj%201/project'],
+    ['/iam/auth/v1/policies/{key}', { key: '${Event/e.id}/p/event' }, '/iam/auth/v1/policies/${Event/e.id}/p/event'],
+    ['/cms/events/v1/{source}/duplicate', { source: '..' }, '/cms/events/v1/%2E%2E/duplicate'],
+    ['/iam/auth/v1/policies/{key}', { key: 'a/../organization' }, '/iam/auth/v1/policies/a/%2E%2E/organization'],
+  ])('%s with %j -> %s', (template, values, expected) => {
+    expect(fillPath(template, { spec: {}, ...values })).toBe(expected);
+  });
+});

@@ -1,0 +1,67 @@
+// The hostile and malformed input corpus: every file in test/fixtures/bad is one case. Each must end in exit 1,
+// a located message matching the case's `# expect:` line, no stack trace, and no request sent, also by plan/apply.
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { MAX_FILE_BYTES } from '../../src/load/load.js';
+import { runCli, testdir } from '../helpers/cli.js';
+import { emulator } from '../helpers/emulator.js';
+
+const corpus = resolve(import.meta.dirname, '../fixtures/bad');
+const cases = readdirSync(corpus).filter((f) => f.endsWith('.yaml')).sort();
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await emulator();
+});
+afterAll(() => emu.close());
+
+async function expectRejected(dir: string, file: string, expected: RegExp) {
+  for (const command of ['validate', 'plan', 'apply']) {
+    const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], { cwd: dir });
+    expect(run.code, `${command}: ${run.stderr}`).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^${file.replace(/\./g, '\\.')}(:\\d+:\\d+)?: `, 'm'));
+    expect(run.stderr).toMatch(expected);
+    expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
+  }
+}
+
+describe('test/fixtures/bad', () => {
+  it('holds at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
+
+  it.each(cases)('%s', async (name) => {
+    const expected = new RegExp(/^# expect: (.*)$/m.exec(readFileSync(join(corpus, name), 'utf8'))![1]);
+    const dir = testdir({});
+    copyFileSync(join(corpus, name), join(dir, name));
+    await expectRejected(dir, name, expected);
+    expect(emu.stats.reads + emu.stats.writes).toBe(0);
+  });
+});
+
+describe('inputs a text file cannot hold', () => {
+  it('non-UTF-8 bytes', async () => {
+    const dir = testdir({});
+    writeFileSync(join(dir, 'latin1.yaml'), Buffer.concat([Buffer.from('kind: Vod\nname: caf'), Buffer.from([0xe9]), Buffer.from('\nid: v1\nspec: {}\n')]));
+    await expectRejected(dir, 'latin1.yaml', /file is not valid UTF-8/);
+  });
+
+  it('a file over the size limit', async () => {
+    const dir = testdir({});
+    writeFileSync(join(dir, 'huge.yaml'), `# ${'x'.repeat(MAX_FILE_BYTES)}\n`);
+    await expectRejected(dir, 'huge.yaml', /file is \d+ bytes, over the limit of 4194304/);
+  });
+
+  it('an empty directory', async () => {
+    const dir = testdir({});
+    const run = await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir });
+    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: no documents found in /) });
+  });
+
+  it('a NUL byte', async () => {
+    const dir = testdir({ 'nul.yaml': 'kind: Vod\nname: v\u0000\nid: v1\nspec: {}\n' });
+    await expectRejected(dir, 'nul.yaml', /YAML: |is not a valid name/);
+  });
+
+  it('after all of them, the emulator saw no request', () => expect(emu.stats.reads + emu.stats.writes).toBe(0));
+});
