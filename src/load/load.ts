@@ -4,10 +4,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
 import type { Issue, Pos, SourceDoc } from '../types.js';
+import { parseSimple, Unsupported } from './fast-yaml.js';
 
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Alias expansion is bounded, so a "billion laughs" file is an error, not a hang. */
 export const MAX_ALIAS_COUNT = 100;
+export { parseWithYaml };
 export const PROJECT_FILE = 'tapedeck.yaml';
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -40,6 +42,16 @@ function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: 
 
 /** Parses one file's text into its documents; problems go to `issues`. */
 export function parseFile(text: string, file: string, issues: Issue[]): SourceDoc[] {
+  try {
+    return parseSimple(text, file).filter((d) => d.value !== null && d.value !== undefined);
+  } catch (e) {
+    if (!(e instanceof Unsupported)) throw e;
+  }
+  return parseWithYaml(text, file, issues);
+}
+
+/** The full YAML parser: every feature, every error message. */
+function parseWithYaml(text: string, file: string, issues: Issue[]): SourceDoc[] {
   const lc = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [docs];

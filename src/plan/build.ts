@@ -104,8 +104,9 @@ export function buildPlan(docs: Document[], observed: Map<string, Observed>, reg
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => {
     // Only references to documents that are not known yet make a dependency the apply must wait for.
-    const text = JSON.stringify([o.desired, o.source ?? null]);
-    const deps = (graph.get(o.doc.address) ?? []).filter((a) => text.includes(`\${${a}.id}`));
+    const refs = graph.get(o.doc.address) ?? [];
+    const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
+    const deps = refs.filter((a) => text.includes(`\${${a}.id}`));
     return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
   });
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;

@@ -8,12 +8,15 @@ import { listAll } from './list.js';
 import { findCreated, recoverable } from './recover.js';
 import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
-import { isObject, normalize, deepEqual, wireForm, type JsonObject } from '../schema/values.js';
+import { isObject, normalize, stableStringify, wireForm, type JsonObject } from '../schema/values.js';
 import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
 import type { State } from '../state/state.js';
 import type { Document } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import type { Client } from './client.js';
+
+/** From this many documents of one kind and scope on, reading the list is cheaper than one GET each. */
+export const LIST_READ_MIN = 20;
 
 export interface Observed {
   doc: Document;
@@ -63,10 +66,22 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     return lists.get(key)!;
   };
 
-  const adopt = async (k: KindDef, desired: JsonObject): Promise<JsonObject | undefined> => {
+  /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
+  const byNaturalKey = new Map<Promise<JsonObject[]>, Promise<Map<string, JsonObject>>>();
+  const naturalKeyOf = (k: KindDef, r: JsonObject) => {
     const model = resourceModel(k.schema);
-    const all = await listed(k, desired);
-    return all.find((r) => k.naturalKey!.every((f) => deepEqual(normalize(model.props?.[f], r[f]), normalize(model.props?.[f], desired[f]))));
+    return stableStringify(k.naturalKey!.map((f) => normalize(model.props?.[f], r[f]) ?? null));
+  };
+  const adopt = async (k: KindDef, desired: JsonObject): Promise<JsonObject | undefined> => {
+    const list = listed(k, desired);
+    if (!byNaturalKey.has(list)) {
+      byNaturalKey.set(list, list.then((all) => {
+        const index = new Map<string, JsonObject>();
+        for (const r of all) if (!index.has(naturalKeyOf(k, r))) index.set(naturalKeyOf(k, r), r);
+        return index;
+      }));
+    }
+    return (await byNaturalKey.get(list)!).get(naturalKeyOf(k, desired));
   };
 
   const readOne = async (doc: Document): Promise<void> => {
@@ -88,7 +103,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       const fromState = state.idOf(doc.address);
       const id = doc.id ?? fromState;
       if (id) {
-        o.live = await get(k, { id, spec: desired }, !doc.id);
+        o.live = prefetched.get(`${k.kind} ${id}`) ?? (await get(k, { id, spec: desired }, !doc.id));
         if (o.live) o.id = id;
         else if (!k.create) throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
       }
@@ -135,6 +150,25 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       throw e;
     }
   };
+
+  // Many documents of one listable kind in one scope: a few list pages instead of one GET each. A list that fails
+  // (a platform without it) only means those documents are read one by one.
+  const prefetched = new Map<string, JsonObject>();
+  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string> }>();
+  for (const doc of docs) {
+    const k = registry.get(doc.kind)!;
+    const id = doc.id ?? state.idOf(doc.address);
+    if (!k.list || k.identity === 'key' || !id) continue;
+    const scope = Object.fromEntries(k.list.scope.map((f) => [f, doc.spec[f] ?? null])) as JsonObject;
+    if (Object.values(scope).some((v) => typeof v !== 'string' || hasReference(v))) continue;
+    const key = `${k.kind} ${JSON.stringify(scope)}`;
+    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set() });
+    groups.get(key)!.ids.add(id);
+  }
+  await mapPool([...groups.values()].filter((g) => g.ids.size >= LIST_READ_MIN), concurrency, async (g) => {
+    const items = await listed(g.k, g.scope).catch(() => []);
+    for (const r of items) if (g.ids.has(String(r.id))) prefetched.set(`${g.k.kind} ${String(r.id)}`, r);
+  });
 
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
     await mapPool(wave, concurrency, async (d) => {

@@ -22,8 +22,9 @@ export function waves<T>(items: readonly T[], keyOf: (t: T) => string, depsOf: (
     const ready = rest.filter((t) => depsOf(t).every((d) => done.has(d) || !known.has(d)));
     if (!ready.length) throw new Error('dependency cycle');
     out.push(ready);
+    const now = new Set(ready);
     for (const t of ready) done.add(keyOf(t));
-    rest = rest.filter((t) => !ready.includes(t));
+    rest = rest.filter((t) => !now.has(t));
   }
   return out;
 }

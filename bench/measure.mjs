@@ -1,0 +1,20 @@
+// Runs one tapedeck command (the built CLI, in this process) and reports what it cost: wall time, CPU time and
+// peak RSS of this process alone, as one JSON line on stderr. Used by bench/run.ts.
+import { main } from '../dist/cli/main.js';
+import { processIo } from '../dist/cli/io.js';
+
+const started = performance.now();
+const cpu0 = process.cpuUsage();
+let out = 0;
+const io = { ...processIo(), out: (t) => { out += t.length; }, isTTY: false };
+const code = await main(process.argv.slice(2), io);
+const cpu = process.cpuUsage(cpu0);
+const report = {
+  code,
+  wall_ms: Math.round(performance.now() - started),
+  cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+  max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+  stdout_bytes: out,
+};
+process.stderr.write(`\nBENCH ${JSON.stringify(report)}\n`);
+process.exitCode = code;

@@ -1,0 +1,144 @@
+// npm run bench: a configuration of N mixed documents against the emulator at 20 ms latency, concurrency 16:
+// plan, apply (1% changed), no-op plan; then a CPU-only plan at latency 0, and a naive one-at-a-time baseline.
+// Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs here.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { startEmulator, type Emulator } from '../src/emulator/server.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const N = flag('--n', 10_000);
+const LATENCY = flag('--latency', 20);
+const CONCURRENCY = flag('--concurrency', 16);
+const asJson = args.includes('--json');
+const root = resolve(import.meta.dirname, '..');
+const log = (s: string) => { if (!asJson) process.stdout.write(s); };
+
+type Doc = { kind: string; name: string; id?: string; spec: Record<string, unknown> };
+const KINDS = ['Vod', 'Banner', 'RtmpIngest', 'Offer', 'CreativeWork', 'Event', 'VideoProtectionRuleset', 'StreamingConfiguration'] as const;
+const seedKey: Record<string, string> = {
+  Vod: 'vods', Banner: 'banners', RtmpIngest: 'rtmp_ingests', Offer: 'offers', CreativeWork: 'creative_works',
+  Event: 'events', VideoProtectionRuleset: 'video_protection_rulesets', StreamingConfiguration: 'configurations',
+};
+
+/** Documents and the matching live state; every 100th resource differs live, so 1% of the plan is updates. */
+function generate(n: number, kinds: readonly string[] = KINDS) {
+  const docs: Doc[] = [];
+  const seed: Record<string, unknown[]> = {};
+  for (let i = 0; i < n; i++) {
+    const kind = kinds[i % kinds.length];
+    const id = `${kind.toLowerCase()}_${i}`;
+    const label = `${kind} ${i}`;
+    const changed = i % 100 === 7;
+    const text = kind === 'CreativeWork' || kind === 'Event' ? 'title' : 'name';
+    const project = kind === 'Vod' || kind === 'RtmpIngest' ? {} : { project_id: 'bench' };
+    const config = kind === 'StreamingConfiguration';
+    const extra: Record<string, unknown> = config ? { type: 'CONFIGURATION_TYPE_TRANSCODER_OVERLAYS', description: 'declared' }
+      : kind === 'Offer' ? { priority: i % 10, offer_prices: [{ price: { currency_code: 'EUR', units: 5, nanos: 0 } }] } : {};
+    const spec = { ...project, [text]: label, ...extra };
+    docs.push({ kind, name: `r${i}`, ...(config ? {} : { id }), spec });
+    // A configuration is found by project, type and name, so its description is what changes, not its name.
+    const old = config ? { description: changed ? 'old' : 'declared' } : { [text]: changed ? `${label} (old)` : label };
+    (seed[seedKey[kind]] ??= []).push({ id, project_id: 'bench', ...spec, ...old });
+  }
+  return { docs, seed };
+}
+
+function writeConfig(docs: Doc[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tapedeck-bench-'));
+  for (const kind of KINDS) {
+    const mine = docs.filter((d) => d.kind === kind);
+    if (mine.length) writeFileSync(join(dir, `${kind}.yaml`), mine.map((d) => stringify(d)).join('---\n'));
+  }
+  return dir;
+}
+
+interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: number }
+
+function run(cliArgs: string[]): Promise<Measured> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(root, 'bench/measure.mjs'), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => { err += c; });
+    child.on('exit', () => {
+      const line = /BENCH (.*)/.exec(err);
+      if (!line) return fail(new Error(`tapedeck failed:\n${err}`));
+      const m = JSON.parse(line[1]) as Measured;
+      if (m.code !== 0) return fail(new Error(`tapedeck exited ${m.code}:\n${err.slice(0, 2000)}`));
+      done(m);
+    });
+  });
+}
+
+async function step(name: string, emu: Emulator, latency: number, concurrency: number, cliArgs: string[]) {
+  const before = { ...emu.stats };
+  const m = await run([...cliArgs, '--base-url', emu.url, '--concurrency', String(concurrency)]);
+  const reads = emu.stats.reads - before.reads;
+  const writes = emu.stats.writes - before.writes;
+  const floor = Math.ceil((reads + writes) / concurrency) * latency;
+  const row = { step: name, wall_ms: m.wall_ms, floor_ms: floor, ratio: floor ? +(m.wall_ms / floor).toFixed(2) : null, cpu_ms: m.cpu_ms, max_rss_mb: m.max_rss_mb, reads, writes };
+  log(`${name.padEnd(26)} ${String(m.wall_ms).padStart(7)} ${String(floor).padStart(7)} ${String(row.ratio ?? '-').padStart(6)} ${String(m.cpu_ms).padStart(6)} ${String(m.max_rss_mb).padStart(6)} ${String(reads).padStart(6)} ${String(writes).padStart(6)}\n`);
+  return row;
+}
+
+async function main() {
+  const { docs, seed } = generate(N);
+  const dir = writeConfig(docs);
+  const state = join(dir, 'bench.state.json');
+  const seedText = JSON.stringify(seed);
+  log(`tapedeck benchmark: ${N} documents (${KINDS.length} kinds), 1% changed, latency ${LATENCY} ms, concurrency ${CONCURRENCY}\n\n`);
+  log(`${'step'.padEnd(26)} ${'wall ms'.padStart(7)} ${'floor'.padStart(7)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(6)} ${'rss MB'.padStart(6)} ${'reads'.padStart(6)} ${'writes'.padStart(6)}\n`);
+  const emu = await startEmulator({ port: 0, seed: { text: seedText, file: 'bench seed' }, latencyMs: LATENCY });
+  const rows = [];
+  try {
+    rows.push(await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
+    rows.push(await step('apply (1% changed)', emu, LATENCY, CONCURRENCY, ['apply', dir, '--state', state, '--yes']));
+    rows.push(await step('no-op plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
+  } finally {
+    await emu.close();
+  }
+  const fast = await startEmulator({ port: 0, seed: { text: seedText, file: 'bench seed' }, latencyMs: 0 });
+  try {
+    rows.push(await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')]));
+  } finally {
+    await fast.close();
+  }
+  // The naive baseline: one GET per document, one at a time (kinds read only by GET), measured on a sample.
+  const sampleSize = Math.min(N, 200);
+  const sample = generate(sampleSize, ['Vod', 'Banner', 'RtmpIngest']);
+  const sampleDir = writeConfig(sample.docs);
+  const slow = await startEmulator({ port: 0, seed: { text: JSON.stringify(sample.seed), file: 'sample seed' }, latencyMs: LATENCY });
+  let naive;
+  try {
+    naive = await step(`naive sample (${sampleSize}, c=1)`, slow, LATENCY, 1, ['plan', sampleDir]);
+  } finally {
+    await slow.close();
+  }
+  const naiveMs = Math.round((naive.wall_ms / sampleSize) * N);
+  const [plan, apply, noop, cpuOnly] = rows;
+  const changed = Math.round(N / 100);
+  const targets = {
+    plan_within_1_2x_floor: plan.ratio !== null && plan.ratio <= 1.2,
+    plan_cpu_at_most_3s: plan.cpu_ms <= 3000,
+    plan_rss_at_most_300mb: plan.max_rss_mb <= 300,
+    noop_zero_writes: noop.writes === 0,
+    apply_one_write_per_change: apply.writes === changed,
+  };
+  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, targets };
+  if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    log(`\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${result.naive_speedup}x faster\n\ntargets:\n`);
+    for (const [name, ok] of Object.entries(targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(sampleDir, { recursive: true, force: true });
+  if (Object.values(targets).some((ok) => !ok)) process.exitCode = 1;
+}
+
+await main();

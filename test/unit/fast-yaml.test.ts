@@ -1,0 +1,84 @@
+// The fast YAML reader must agree with the `yaml` library on values and positions wherever it answers, and refuse
+// (so `yaml` reads the file) wherever it does not know the construct.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
+import { parseWithYaml } from '../../src/load/load.js';
+import { seededRandom } from '../../src/emulator/server.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+function bothWays(text: string): 'same' | 'refused' {
+  let fast;
+  try {
+    fast = parseSimple(text, 'f.yaml').filter((d) => d.value !== null);
+  } catch (e) {
+    if (e instanceof Unsupported) return 'refused';
+    throw e;
+  }
+  const issues: never[] = [];
+  const full = parseWithYaml(text, 'f.yaml', issues);
+  expect(issues).toEqual([]);
+  expect(fast.map((d) => d.value)).toEqual(full.map((d) => d.value));
+  expect(fast.map((d) => Object.fromEntries(d.positions))).toEqual(full.map((d) => Object.fromEntries(d.positions)));
+  return 'same';
+}
+
+const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
+  const full = join(dir, f);
+  if (f === 'node_modules' || f.startsWith('.')) return [];
+  return statSync(full).isDirectory() ? yamlFiles(full) : /\.ya?ml$/.test(f) ? [full] : [];
+});
+
+describe('fast YAML reader', () => {
+  it.each(yamlFiles(join(root, 'examples')).filter((f) => !f.includes('/ci/')).map((f) => [f.slice(root.length + 1)]))('agrees on %s', (file) => {
+    expect(bothWays(readFileSync(join(root, file), 'utf8'))).toBe('same');
+  });
+
+  it.each([
+    ['block map and sequences', 'kind: Offer\nname: o\nspec:\n  a: 1\n  list:\n    - x\n    - y: 2\n      z: [1, "two", three]\n  seq_same_indent:\n  - 1\n  - -2.5\n'],
+    ['scalars of the core schema', 'a: ~\nb: null\nc: true\nd: False\ne: 0o17\nf: 0x1F\ng: 1e3\nh: .5\ni: -.inf\nj: 010\nk: "2026-01-01T10:00:00Z"\nl: 2026-01-01T10:00:00Z\nm: yes\nn: \'it\'\'s\'\no: "tab\\there \\u00e9"\n'],
+    ['comments everywhere', '# head\na: 1 # trailing\n# between\nb:   # nothing\nc: "x # not a comment"\nd: x#y\n'],
+    ['flow collections', 'a: { x: 1, "y": [a, b, {c: d}], z: }\nb: []\nc: {}\nd: [ "a, b", \'c]\' ]\n'],
+    ['several documents', '---\na: 1\n---\n# only a comment\n---\n- 1\n- 2\n'],
+    ['nested sequences', 'a:\n  - - 1\n    - 2\n  -\n    b: 1\n  - # empty\n'],
+    ['a root scalar', 'just text\n'],
+    ['references and placeholders', 'x: ${var.project}\ny: "%@: final"\nz: $clip.url\n'],
+  ])('%s', (_, text) => expect(bothWays(text)).toBe('same'));
+
+  it.each([
+    ['anchors and aliases', 'a: &x 1\nb: *x\n'],
+    ['tags', 'a: !!str 1\n'],
+    ['block scalars', 'a: |\n  text\n'],
+    ['multi-line plain', 'a: one\n  two\n'],
+    ['duplicate keys', 'a: 1\na: 2\n'],
+    ['a value with ": "', 'a: b: c\n'],
+    ['tabs', 'a:\n\tb: 1\n'],
+    ['a flow collection over lines', 'a: [1,\n  2]\n'],
+    ['a numeric key', '1: a\n'],
+    ['merge keys', 'a:\n  <<: {b: 1}\n'],
+    ['an empty item', 'a:\n  -\n  - 1\n'],
+    ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
+    ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
+  ])('refuses %s', (_, text) => expect(bothWays(text)).toBe('refused'));
+
+  it('agrees on 300 generated documents', () => {
+    const random = seededRandom(5);
+    const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+    const scalar = () => pick<unknown>([1, -2, 3.25, 0, true, false, null, 'plain', 'with space', 'a: b', '#hash', 'x #y', "it's", 'quote"d', '', '10', 'true', 'null', '-', '- x', '[x]', '{y}', 'é ü', '2026-01-01T00:00:00Z', '${var.x}', '%@ copy', '$a.b', 'line\nbreak', 'trailing ', ' leading']);
+    const value = (depth: number): unknown => {
+      if (depth > 3 || random() < 0.4) return scalar();
+      if (random() < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [pick(['a', 'b_c', 'key', 'x-y', 'sp ace', 'k']) + i, value(depth + 1)]));
+    };
+    let same = 0;
+    for (let n = 0; n < 300; n++) {
+      const doc = { kind: 'Offer', name: `o${n}`, spec: value(0) };
+      const text = stringify(doc, { flowCollectionPadding: random() < 0.5, indentSeq: random() < 0.5 });
+      if (bothWays(text) === 'same') same++;
+    }
+    expect(same).toBeGreaterThan(200);
+  });
+});
