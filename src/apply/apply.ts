@@ -23,7 +23,17 @@ function errorText(e: unknown): string {
   return (e as Error).message;
 }
 
+/** How often, at most, the state is rewritten for updates; creates and pending markers are written at once. */
+const SAVE_EVERY_MS = 1000;
+
 export async function applyPlan(plan: Plan, registry: Registry, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
+  let savedAt = Date.now();
+  /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
+  const save = (urgent: boolean) => {
+    if (!urgent && Date.now() - savedAt < SAVE_EVERY_MS) return;
+    state.save();
+    savedAt = Date.now();
+  };
   const ids = new Map<string, string>();
   for (const c of plan.changes) {
     const id = c.id ?? state.idOf(c.address);
@@ -41,7 +51,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
     const k = registry.get(c.kind)!;
     const since = new Date().toISOString();
     state.set(c.address, { kind: c.kind, pending_since: since });
-    state.save();
+    save(true);
     const intent = { managed: fillReferences(c.managed ?? {}, idOf), source: k.create?.idField ? String(body?.[k.create.idField] ?? '') || undefined : undefined, since };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -113,7 +123,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
-        state.save();
+        save(c.action === 'create');
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
       } catch (e) {
         entry = { address: c.address, action: c.action, outcome: 'failed', ...(c.id ? { id: c.id } : {}), error: errorText(e) };

@@ -77,6 +77,8 @@ export interface EmulatorStats {
   faults: Record<FaultKind, number>;
 }
 
+type Reply = { status: number; body: unknown; headers?: Record<string, string> } | 'drop';
+
 export interface Emulator {
   url: string;
   port: number;
@@ -136,8 +138,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 } };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (opts.latencyMs) await sleep(opts.latencyMs);
+  /** What to answer a request; the answer is sent (or the connection dropped) once the latency has passed. */
+  const handle = async (req: IncomingMessage): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const auth = req.headers.authorization ?? '';
     const raw = await readBody(req);
@@ -163,21 +165,29 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (fault) stats.faults[fault]++;
     if (fault === 'unavailable') throw new ApiFault('unavailable', 'injected fault: service unavailable');
     if (fault === 'rate_limited') {
-      return send(res, 429, new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), { 'retry-after': String(opts.retryAfter ?? 1) });
+      return { status: 429, body: new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), headers: { 'retry-after': String(opts.retryAfter ?? 1) } };
     }
-    if (fault === 'drop_before') return void req.socket.destroy();
+    if (fault === 'drop_before') return 'drop';
     const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw), maxPageSize: opts.maxPageSize });
     // The write took effect, but the client never hears of it.
-    if (fault === 'drop_after') return void req.socket.destroy();
-    send(res, 200, result);
+    if (fault === 'drop_after') return 'drop';
+    return { status: 200, body: result };
+  };
+
+  const failed = (e: unknown): Reply => {
+    const fault = e instanceof ApiFault ? e : new ApiFault('internal', 'internal error');
+    if (!(e instanceof ApiFault)) console.error(e);
+    return { status: fault.status, body: fault.body(), headers: fault.code === 'payload_too_large' ? { connection: 'close' } : {} };
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      if (res.headersSent || res.destroyed) return;
-      const fault = e instanceof ApiFault ? e : new ApiFault('internal', 'internal error');
-      if (!(e instanceof ApiFault)) console.error(e);
-      send(res, fault.status, fault.body(), fault.code === 'payload_too_large' ? { connection: 'close' } : {});
+    const arrived = Date.now();
+    void handle(req).catch(failed).then(async (reply) => {
+      // Latency is the time from arrival to answer; the handling itself counts towards it.
+      const wait = (opts.latencyMs ?? 0) - (Date.now() - arrived);
+      if (wait > 0) await sleep(wait);
+      if (reply === 'drop') req.socket.destroy();
+      else if (!res.headersSent && !res.destroyed) send(res, reply.status, reply.body, reply.headers);
     });
   });
   server.keepAliveTimeout = 5000;

@@ -54,14 +54,16 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const drift = driftOf(k, o.live, lastApplied);
   const base = {
     address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}),
-    managed: managedFields(model, o.desired), live_fingerprint: fingerprint(k, o.live), ...(drift.length ? { drift } : {}),
+    managed: managedFields(model, o.desired), ...(drift.length ? { drift } : {}),
   };
+  // What the plan read, for `apply --plan` to check; only writes are checked, so only they need it.
+  const seen = () => ({ live_fingerprint: fingerprint(k, o.live) });
   if (o.live === null) {
     if (!k.create || (k.create.style === 'duplicate' && !o.source)) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
     }
     const diff = diffSpec(model, o.desired, null);
-    return { ...base, action: 'create', request: createRequest(k, o), diff };
+    return { ...base, ...seen(), action: 'create', request: createRequest(k, o), diff };
   }
   const diff = diffSpec(model, o.desired, o.live);
   if (!diff.length) return { ...base, action: 'noop', ...(o.id ? { id: o.id } : {}) };
@@ -70,7 +72,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const mask = k.update.style === 'replace' ? [...new Set(paths.map((p) => p.split('.')[0]))] : paths;
   const key = k.keyField ? String(o.desired[k.keyField]) : undefined;
   const read = { path: readPath(k, { id: o.id, key, spec: o.desired }) };
-  return { ...base, action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: mask, request: updateRequest(k, o, mask), diff, read };
+  return { ...base, ...seen(), action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: mask, request: updateRequest(k, o, mask), diff, read };
 }
 
 /** A plan that would make a second live default where the kind allows one (per project and type) is an error. */

@@ -103,7 +103,8 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       const fromState = state.idOf(doc.address);
       const id = doc.id ?? fromState;
       if (id) {
-        o.live = prefetched.get(`${k.kind} ${id}`) ?? (await get(k, { id, spec: desired }, !doc.id));
+        const viaList = await listedById.get(`${k.kind} ${id}`);
+        o.live = viaList?.get(`${k.kind} ${id}`) ?? (await get(k, { id, spec: desired }, !doc.id));
         if (o.live) o.id = id;
         else if (!k.create) throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
       }
@@ -151,9 +152,9 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     }
   };
 
-  // Many documents of one listable kind in one scope: a few list pages instead of one GET each. A list that fails
-  // (a platform without it) only means those documents are read one by one.
-  const prefetched = new Map<string, JsonObject>();
+  // Many documents of one listable kind in one scope: a few list pages instead of one GET each, read while the
+  // other documents' GETs go out. A list that fails (a platform without it) means those are read one by one.
+  const listedById = new Map<string, Promise<Map<string, JsonObject>>>();
   const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string> }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
@@ -165,10 +166,14 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set() });
     groups.get(key)!.ids.add(id);
   }
-  await mapPool([...groups.values()].filter((g) => g.ids.size >= LIST_READ_MIN), concurrency, async (g) => {
-    const items = await listed(g.k, g.scope).catch(() => []);
-    for (const r of items) if (g.ids.has(String(r.id))) prefetched.set(`${g.k.kind} ${String(r.id)}`, r);
-  });
+  for (const g of groups.values()) {
+    if (g.ids.size < LIST_READ_MIN) continue;
+    const found = listed(g.k, g.scope).then(
+      (items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [`${g.k.kind} ${String(r.id)}`, r])),
+      () => new Map<string, JsonObject>(),
+    );
+    for (const id of g.ids) listedById.set(`${g.k.kind} ${id}`, found);
+  }
 
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
     await mapPool(wave, concurrency, async (d) => {

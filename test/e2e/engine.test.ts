@@ -160,3 +160,21 @@ describe('apply confirmation', () => {
     expect(emu.stats.writes).toBe(1);
   });
 });
+
+describe('fewer round trips', () => {
+  it('many documents of a listable kind in one project are read through the list, in pages', async () => {
+    const offers = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, project_id: 'p', name: `Offer ${i}` }));
+    emu = await emulator({ offers, vods: [{ id: 'v1', project_id: 'p', name: 'V' }] }, { maxPageSize: 10 });
+    const dir = testdir({ 'a.yaml': [...offers.map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: o.name } })), { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'V' } }] });
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(run.stdout).toContain('No changes. 31 resources up to date.\n(4 read requests)');
+    expect(emu.stats.reads).toBe(4);
+  });
+
+  it('a few documents are read one by one', async () => {
+    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'A' }, { id: 'o2', project_id: 'p', name: 'B' }] });
+    const dir = testdir({ 'a.yaml': [{ kind: 'Offer', name: 'a', id: 'o1', spec: { name: 'A' } }, { kind: 'Offer', name: 'b', id: 'o2', spec: { name: 'B' } }] });
+    await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(emu.stats.reads).toBe(2);
+  });
+});
