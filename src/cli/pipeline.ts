@@ -2,7 +2,8 @@
 import { Reported, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
-import { buildPlan, PlanError } from '../plan/build.js';
+import { buildPlan, planOne, PlanError } from '../plan/build.js';
+import { dependencyGraph } from '../resolve/refs.js';
 import { configurationHash } from '../plan/fingerprint.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
@@ -11,7 +12,7 @@ import { checkReferences } from '../resolve/refs.js';
 import { formatIssue } from '../report/text.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
-import type { Document, Issue, Plan } from '../types.js';
+import type { Change, Document, Issue, Plan } from '../types.js';
 import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -69,13 +70,24 @@ export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency, reading.tick);
+    const ctx = { lastApplied: (a: string) => state.entry(a)?.fields };
+    const graph = dependencyGraph(docs);
+    const early = new Map<string, Change>();
+    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency, (o) => {
+      reading.tick();
+      // Diff each resource as it arrives, while the others are still on the wire (any error is raised by buildPlan).
+      try {
+        early.set(o.doc.address, planOne(registry, graph, o, ctx));
+      } catch {
+        /* buildPlan computes it again and reports the problem */
+      }
+    });
     reading.done();
     if (failures.length) {
       for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
       throw new Reported();
     }
-    const plan = buildPlan(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+    const plan = buildPlan(docs, observed, registry, { ...ctx, liveListed }, early);
     plan.configuration_hash = configurationHash(docs);
     plan.environment = { name: opts.envName, base_url: client.opts.baseUrl };
     plan.requests = { reads: client.counts.reads };

@@ -96,7 +96,17 @@ export interface PlanContext {
   lastApplied?: (address: string) => Record<string, unknown> | undefined;
 }
 
-export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Plan {
+/** One document's change, computable as soon as it has been read; the apply order is settled in buildPlan. */
+export function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext): Change {
+  // Only references to documents that are not known yet make a dependency the apply must wait for.
+  const refs = graph.get(o.doc.address) ?? [];
+  const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
+  const deps = refs.filter((a) => text.includes(`\${${a}.id}`));
+  return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
+}
+
+/** `early`: changes already computed while reading (to overlap the diff with network waits). */
+export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}, early = new Map<string, Change>()): Plan {
   const graph = dependencyGraph(docs);
   const ordered = waves(
     [...docs].sort((a, b) => registry.level(a.kind) - registry.level(b.kind) || (a.address < b.address ? -1 : 1)),
@@ -104,13 +114,7 @@ export function buildPlan(docs: Document[], observed: Map<string, Observed>, reg
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
-  const changes = obs.map((o) => {
-    // Only references to documents that are not known yet make a dependency the apply must wait for.
-    const refs = graph.get(o.doc.address) ?? [];
-    const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
-    const deps = refs.filter((a) => text.includes(`\${${a}.id}`));
-    return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
-  });
+  const changes = obs.map((o) => early.get(o.doc.address) ?? planOne(registry, graph, o, ctx));
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return { format_version: 1, changes, summary: { create: count('create'), update: count('update'), noop: count('noop') } };
 }

@@ -51,7 +51,7 @@ export function unwrap(k: KindDef, body: JsonObject): JsonObject {
   return isObject(r) ? r : {};
 }
 
-export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number, onRead: () => void = () => {}) {
+export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number, onRead: (o: Observed) => void = () => {}) {
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];
@@ -178,7 +178,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
     await mapPool(wave, concurrency, async (d) => {
       await readOne(d);
-      onRead();
+      onRead(observed.get(d.address)!);
     });
   }
   const seen = new Map<string, JsonObject[]>();
