@@ -1,7 +1,13 @@
 // Human renderings of issues, plans and apply results. Decides nothing; never prints a secret (plans carry only
 // managed, writable fields, and the token is never part of anything rendered).
-import type { ApplyResult, Change, Issue, Plan, ResultEntry } from '../types.js';
+import { createRequire } from 'node:module';
+import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
 import { noStyle, type Style } from './style.js';
+
+// fast-json-patch is CommonJS; its `compare` gives the element-level changes inside an array or map that is
+// replaced whole, so a long `offer_prices` change reads as the two numbers that moved, not two walls of JSON.
+const { compare } = createRequire(import.meta.url)('fast-json-patch') as { compare(a: object, b: object): Array<{ op: string; path: string; value?: unknown }> };
+const MAX_INNER = 8;
 
 const REF = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
 
@@ -17,13 +23,38 @@ export function show(v: unknown): string {
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
+/** For an array or map replaced whole: what changed inside it, as JSON-pointer lines (at most MAX_INNER). */
+function inner(d: DiffEntry): string[] {
+  const { before, after } = d;
+  const container = (v: unknown) => typeof v === 'object' && v !== null;
+  if (!container(before) || !container(after) || Array.isArray(before) !== Array.isArray(after)) return [];
+  if (Array.isArray(before) && Array.isArray(after) && [...before, ...after].every((v) => !container(v))) {
+    // A list of plain values: which values came and went reads better than positions shifting.
+    const gone = before.filter((v) => !after.includes(v)).map((v) => `- ${show(v)}`);
+    const came = after.filter((v) => !before.includes(v)).map((v) => `+ ${show(v)}`);
+    return gone.length || came.length ? [...gone, ...came] : ['(same values, new order)'];
+  }
+  const ops = compare(before as object, after as object);
+  const lines = ops.slice(0, MAX_INNER).map((op) => {
+    const was = op.path.split('/').slice(1).reduce<unknown>((v, k) => (container(v) ? (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), before);
+    return op.op === 'add' ? `+ ${op.path}: ${show(op.value)}` : op.op === 'remove' ? `- ${op.path}: ${show(was)}` : `~ ${op.path}: ${show(was)} → ${show(op.value)}`;
+  });
+  return ops.length > MAX_INNER ? [...lines, `… ${ops.length - MAX_INNER} more`] : lines;
+}
+
 export function renderChange(c: Change, s: Style = noStyle): string[] {
   const drift = (c.drift ?? []).map((d) => s.bad(`      ! ${d.path}: changed outside tapedeck (last applied ${show(d.before)}, now ${show(d.after)})`));
   if (c.action === 'noop') return drift.length ? [`  ${s.bad('!')} ${c.address} (${c.id ?? ''}) matches the documents again, but drifted:`, ...drift] : [];
   const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${c.id ?? c.request?.path}) will be updated`);
   const lines = [head];
   for (const d of c.diff ?? []) {
-    lines.push(c.action === 'create' ? s.add(`      + ${d.path}: ${show(d.after)}`) : `      ${s.change('~')} ${d.path}: ${show(d.before)} → ${show(d.after)}`);
+    if (c.action === 'create') {
+      lines.push(s.add(`      + ${d.path}: ${show(d.after)}`));
+      continue;
+    }
+    const within = inner(d);
+    lines.push(within.length ? `      ${s.change('~')} ${d.path}:` : `      ${s.change('~')} ${d.path}: ${show(d.before)} → ${show(d.after)}`);
+    lines.push(...within.map((l) => `          ${l}`));
   }
   lines.push(...drift);
   if (c.action === 'update' && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
