@@ -31,7 +31,6 @@ export class ApiError extends Error {
   }
 }
 
-export class InternalError extends Error {}
 
 /** Input problems that were already printed, one per line; the CLI exits 1 without printing more. */
 export class Reported extends Error {}

@@ -35,13 +35,6 @@ export interface Issue {
   severity: 'error' | 'warning';
 }
 
-/** What tapedeck read of one resource. `resource` is null when the resource does not exist yet. */
-export interface LiveResource {
-  address: string;
-  id?: string;
-  resource: JsonObject | null;
-}
-
 export interface DiffEntry {
   path: string;
   before: Json | undefined;

@@ -73,7 +73,7 @@ export function renderPlan(p: Plan, s: Style = noStyle): string {
   return `${[...lines, s.bold(summaryLine(p))].join('\n')}\n`;
 }
 
-export function renderResult(r: ResultEntry, s: Style = noStyle): string {
+function renderResult(r: ResultEntry, s: Style = noStyle): string {
   const mark = r.outcome === 'applied' ? (r.action === 'create' ? s.add('created') : s.change('updated')) : s.bad(r.outcome);
   return `  ${r.address}: ${mark}${r.id ? ` (${r.id})` : ''}${r.error ? `: ${r.error}` : ''}`;
 }

@@ -130,8 +130,6 @@ export function prune(field: Field, v: unknown, keep: (f: Field) => boolean): Js
   return v as Json;
 }
 
-/** Secrets (x-secret) removed: what may be printed or stored. */
-export const withoutSecrets = (field: Field, v: unknown) => prune(field, v, (f) => !f.secret);
 /** Response-only fields (readOnly) removed: what may be sent back in a write. */
 export const writableOnly = (field: Field, v: unknown) => prune(field, v, (f) => !f.readOnly);
 
