@@ -3,12 +3,11 @@ import { Reported, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
 import { buildPlan, planOne, PlanError } from '../plan/build.js';
-import { dependencyGraph } from '../resolve/refs.js';
 import { configurationHash } from '../plan/fingerprint.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { interpolateSources } from '../resolve/interpolate.js';
-import { checkReferences } from '../resolve/refs.js';
+import { checkReferences, dependencyGraph } from '../resolve/refs.js';
 import { formatIssue } from '../report/text.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
@@ -16,7 +15,6 @@ import type { Change, Document, Issue, Plan } from '../types.js';
 import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
-
 
 export function loadDocuments(opts: RunOptions, io: Io): Document[] {
   const registry = opts.registry;
@@ -35,7 +33,7 @@ export function loadDocuments(opts: RunOptions, io: Io): Document[] {
   return docs;
 }
 
-export function report(issues: Issue[], io: Io): void {
+function report(issues: Issue[], io: Io): void {
   const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.pos?.line ?? 0) - (b.pos?.line ?? 0)));
   for (const i of sorted) io.err(`${formatIssue(i)}\n`);
 }

@@ -1,6 +1,6 @@
 // The README's quick start and the installed bin, as separate processes.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,8 @@ describe('quick start', () => {
     const bad = await run(bin[0], [...bin[1], 'validate', 'no-such-dir'], { cwd: root }).catch((e) => e);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/no-such-dir: no such directory/);
+    const version = await run(bin[0], [...bin[1], '--version'], { cwd: root });
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
     const schema = await run(bin[0], [...bin[1], 'schema', 'Offer'], { cwd: root });
     expect(JSON.parse(schema.stdout).$id).toBe('offer.schema.json');
   });
