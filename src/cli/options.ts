@@ -114,9 +114,11 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
   if (!/^[A-Za-z0-9_-]+$/.test(envName)) throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
   const envs = project?.environments ?? {};
   const env = envs[envName];
-  if (!env && envName !== 'default') {
-    const known = Object.keys(envs);
-    throw new UserError(`unknown environment ${JSON.stringify(envName)}${known.length ? ` (the project file defines: ${known.join(', ')})` : ' (there is no tapedeck.yaml defining environments)'}`);
+  // Without environments in a project file, a name only chooses the state file; with them, a name they do not
+  // define is a typo worth stopping for.
+  const known = Object.keys(envs);
+  if (!env && envName !== 'default' && known.length) {
+    throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
   }
   const { registry, problems } = withOverrides(project?.endpoints);
   if (problems.length) throw new UserError(`tapedeck.yaml: endpoints: ${problems.join('; ')}`);

@@ -104,3 +104,18 @@ describe('variables', () => {
     expect(bad.stderr).toMatch(/Vod\.update is fixed by the API spec and cannot be overridden/);
   });
 });
+
+describe('environments without a project file', () => {
+  it('--env only chooses the state file', async () => {
+    const a = await emulator({ offers: [] });
+    const b = await emulator({ offers: [] });
+    emus = [a, b];
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } } });
+    expect((await runCli(['apply', dir, '--env', 'one', '--base-url', a.url, '--yes'], { cwd: dir })).code).toBe(0);
+    expect((await runCli(['apply', dir, '--env', 'two', '--base-url', b.url, '--yes'], { cwd: dir })).code).toBe(0);
+    const one = JSON.parse(readFileSync(join(dir, '.tapedeck/one.state.json'), 'utf8')).resources['Offer/o'].id;
+    const two = JSON.parse(readFileSync(join(dir, '.tapedeck/two.state.json'), 'utf8')).resources['Offer/o'].id;
+    expect(one).not.toBe(two);
+    expect((await runCli(['plan', dir, '--env', 'one', '--base-url', a.url, '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+  });
+});
