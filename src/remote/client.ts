@@ -1,6 +1,6 @@
 // The only HTTP client: undici over a keep-alive pool, bearer auth, timeouts, retries with backoff and jitter for
 // calls that are safe to repeat, and JSON errors turned into ApiError. The token never appears in any message.
-import { Agent, request, type Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 
@@ -52,7 +52,7 @@ export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: strin
 }
 
 export class Client {
-  private readonly agent: Agent;
+  private readonly pool: Pool;
   private readonly origin: string;
   private readonly prefix: string;
   readonly counts = { reads: 0, writes: 0 };
@@ -61,11 +61,12 @@ export class Client {
     const url = new URL(opts.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/$/, '');
-    this.agent = new Agent({ connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
+    // One pool for the one origin: requests name only their path, and can never reach another host.
+    this.pool = new Pool(this.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await this.pool.close();
   }
 
   /**
@@ -101,9 +102,9 @@ export class Client {
     const t0 = Date.now();
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(`${this.origin}${this.prefix}${path}`, {
+      res = await this.pool.request({
+        path: `${this.prefix}${path}`,
         method: method as Dispatcher.HttpMethod,
-        dispatcher: this.agent,
         headers: {
           authorization: `Bearer ${this.opts.token}`,
           accept: 'application/json',

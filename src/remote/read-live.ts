@@ -86,8 +86,9 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
 
   const readOne = async (doc: Document): Promise<void> => {
     const k = registry.get(doc.kind)!;
-    const desired = wireForm(resourceModel(k.schema), fillReferences(doc.spec, idOf)) as JsonObject;
-    const source = doc.duplicate_from ? fillReferences(doc.duplicate_from, idOf) : undefined;
+    const refers = (graph.get(doc.address) ?? []).length > 0;
+    const desired = wireForm(resourceModel(k.schema), refers ? fillReferences(doc.spec, idOf) : doc.spec) as JsonObject;
+    const source = doc.duplicate_from && refers ? fillReferences(doc.duplicate_from, idOf) : doc.duplicate_from;
     const o: Observed = { doc, desired, source, live: null };
     observed.set(doc.address, o);
     try {

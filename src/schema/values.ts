@@ -104,13 +104,22 @@ export function zeroFill(field: Field, v: unknown): Json {
   return v as Json;
 }
 
-/** int64 values written as the API's strings (`10` -> `"10"`), everything else as written: what is sent. */
+/** int64 values written as the API's strings (`10` -> `"10"`), everything else as written: what is sent.
+ *  Returns the same object where nothing needs rewriting, so most documents cost no copy. */
 export function wireForm(field: Field | undefined, v: unknown): Json {
   if (field?.type === 'int64') return canonicalInt64(v) ?? (v as Json);
   if (field?.type === 'message' && isObject(v)) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wireForm(field.props?.[k], x)]));
+    let out: JsonObject | undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const w = wireForm(field.props?.[k], x);
+      if (w !== x) (out ??= { ...v })[k] = w;
+    }
+    return out ?? v;
   }
-  if (field?.type === 'array' && Array.isArray(v)) return v.map((x) => wireForm(field.items, x));
+  if (field?.type === 'array' && Array.isArray(v)) {
+    const items = v.map((x) => wireForm(field.items, x));
+    return items.some((w, i) => w !== v[i]) ? items : (v as Json);
+  }
   return v as Json;
 }
 

@@ -37,7 +37,10 @@ function walkSpec(field: Field, v: unknown, pointer: string, src: SourceDoc, out
   }
 }
 
+const hasNull = (v: unknown): boolean => v === null || (typeof v === 'object' && Object.values(v as object).some(hasNull));
+
 function withoutNulls(v: unknown): unknown {
+  if (!hasNull(v)) return v;
   if (Array.isArray(v)) return v.map(withoutNulls);
   if (!isObject(v)) return v;
   return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
