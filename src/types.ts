@@ -12,7 +12,9 @@ export interface SourceDoc {
   /** 0-based position of the document in its file */
   index: number;
   value: unknown;
-  positions: Map<string, Pos>;
+  /** where each value stands; for documents read by the fast reader, worked out when first needed (`locate`) */
+  positions?: Map<string, Pos>;
+  locate?: () => Map<string, Pos>;
 }
 
 /** A validated document. */

@@ -1,16 +1,14 @@
 // A fast reader for the plain subset of YAML that configuration files are written in: block mappings and
 // sequences, one-line flow collections, plain and quoted one-line scalars, comments, `---`. It gives the same values
-// (YAML 1.2 core schema) and the same positions as the `yaml` library, about five times faster, which matters for
-// plans of 10,000 documents. Anything outside the subset (anchors, aliases, tags, block or multi-line scalars,
-// complex keys, duplicate keys, any error) throws Unsupported, and the caller reads the file with `yaml` instead, so
-// every error message still comes from the full parser.
-import type { Pos, SourceDoc } from '../types.js';
+// (YAML 1.2 core schema) as the `yaml` library, several times faster, which matters for plans of 10,000 documents.
+// It keeps no positions: they are needed only to report a problem, and are then taken from `yaml` (see load.ts).
+// Anything outside the subset (anchors, aliases, tags, block or multi-line scalars, complex keys, duplicate keys,
+// any error) throws Unsupported, and the caller reads the file with `yaml` instead, so every error message still
+// comes from the full parser.
 
 export class Unsupported extends Error {}
 
 interface Line {
-  /** 1-based line number */
-  no: number;
   indent: number;
   /** the text after the indentation, comments not yet removed */
   text: string;
@@ -92,31 +90,23 @@ function commentStart(s: string): number {
   return s.length;
 }
 
-const pointer = (base: string, key: string | number) => `${base}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-
 class Reader {
   private i = 0;
-  constructor(private readonly lines: Line[], private readonly positions: Map<string, Pos>) {}
-
-  private at(line: Line, offset: number): Pos {
-    return { line: line.no, col: line.indent + offset + 1 };
-  }
+  constructor(private readonly lines: Line[]) {}
 
   /** The document's root node. */
   document(): unknown {
-    const first = this.lines[0];
-    this.positions.set('', this.at(first, 0));
-    const v = this.block(first.indent, '');
+    const v = this.block(this.lines[0].indent);
     if (this.i < this.lines.length) unsupported('content after the root node');
     return v;
   }
 
-  private block(indent: number, ptr: string): unknown {
+  private block(indent: number): unknown {
     const line = this.lines[this.i];
-    if (/^-(?: |$)/.test(line.text)) return this.sequence(indent, ptr);
-    if (this.keyEnd(line.text) >= 0) return this.mapping(indent, ptr);
+    if (/^-(?: |$)/.test(line.text)) return this.sequence(indent);
+    if (this.keyEnd(line.text) >= 0) return this.mapping(indent);
     this.i++;
-    return this.inline(line, 0, ptr, false);
+    return this.inline(line, 0);
   }
 
   /** The index of the `:` that ends a block mapping key, or -1 when the text is not `key: ...`. */
@@ -131,7 +121,7 @@ class Reader {
     return m.index;
   }
 
-  private mapping(indent: number, ptr: string): Record<string, unknown> {
+  private mapping(indent: number): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     while (this.i < this.lines.length) {
       const line = this.lines[this.i];
@@ -142,32 +132,22 @@ class Reader {
       const rawKey = line.text.slice(0, end);
       const key = rawKey[0] === '"' || rawKey[0] === "'" ? quoted(rawKey, 0)[0] : plainKey(rawKey.trimEnd());
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');
-      const here = pointer(ptr, key);
-      this.positions.set(here, this.at(line, 0));
       const restStart = end + 1;
       const rest = line.text.slice(restStart, restStart + commentStart(line.text.slice(restStart))).trim();
       this.i++;
       if (rest) {
-        out[key] = this.inline(line, line.text.indexOf(rest, restStart), here, true);
+        out[key] = this.inline(line, line.text.indexOf(rest, restStart));
         continue;
       }
       const next = this.lines[this.i];
-      if (next && next.indent > indent) out[key] = this.nested(next.indent, here);
-      else if (next && next.indent === indent && /^-(?: |$)/.test(next.text)) out[key] = this.sequence(indent, here);
+      if (next && next.indent > indent) out[key] = this.block(next.indent);
+      else if (next && next.indent === indent && /^-(?: |$)/.test(next.text)) out[key] = this.sequence(indent);
       else out[key] = null;
     }
     return out;
   }
 
-  /** A block node on following lines; its position is the key's, as the `yaml` library records it. */
-  private nested(indent: number, ptr: string): unknown {
-    const saved = this.positions.get(ptr);
-    const v = this.block(indent, ptr);
-    if (saved) this.positions.set(ptr, saved);
-    return v;
-  }
-
-  private sequence(indent: number, ptr: string): unknown[] {
+  private sequence(indent: number): unknown[] {
     const out: unknown[] = [];
     while (this.i < this.lines.length) {
       const line = this.lines[this.i];
@@ -175,46 +155,37 @@ class Reader {
         if (line.indent > indent) unsupported('unexpected indentation');
         break;
       }
-      const here = pointer(ptr, out.length);
       const body = line.text.slice(1);
       const off = body.length - body.trimStart().length + 1;
       const content = line.text.slice(off);
       if (!content || content[0] === '#') {
         this.i++;
         const next = this.lines[this.i];
-        if (next && next.indent > indent) {
-          out.push(this.block(next.indent, here));
-          this.positions.set(here, this.at(next, 0));
-        } else if (content) {
-          out.push(null); // `- # comment`: an empty item, placed where the comment starts, as `yaml` places it
-          this.positions.set(here, this.at(line, off));
-        } else unsupported('an empty item');
+        if (next && next.indent > indent) out.push(this.block(next.indent));
+        else if (content) out.push(null); // `- # comment`: an empty item
+        else unsupported('an empty item');
         continue;
       }
       // `- key: value` or `- - item`: the item is a block node starting at its content's column.
       if (/^-(?: |$)/.test(content) || this.keyEnd(content) >= 0) {
-        this.lines[this.i] = { no: line.no, indent: line.indent + off, text: content };
-        this.positions.set(here, this.at(this.lines[this.i], 0));
-        out.push(this.block(line.indent + off, here));
-        this.positions.set(here, { line: line.no, col: line.indent + off + 1 });
+        this.lines[this.i] = { indent: line.indent + off, text: content };
+        out.push(this.block(line.indent + off));
         continue;
       }
       this.i++;
-      out.push(this.inline(line, off, here, true));
+      out.push(this.inline(line, off));
     }
     return out;
   }
 
   /** A value written on one line from text[offset]: a flow collection or a scalar. */
-  private inline(line: Line, offset: number, ptr: string, keyed: boolean): unknown {
+  private inline(line: Line, offset: number): unknown {
     const text = line.text;
     const next = this.lines[this.i];
     if (next && next.indent > line.indent) unsupported('a value continued on the next line');
-    if (!keyed) this.positions.set(ptr, this.at(line, offset));
-    else if (!this.positions.has(ptr)) this.positions.set(ptr, this.at(line, offset));
     const c = text[offset];
     if (c === '[' || c === '{') {
-      const [v, end] = this.flow(line, offset, ptr);
+      const [v, end] = this.flow(text, offset);
       const after = text.slice(end).trim();
       if (after && after[0] !== '#') unsupported('text after a flow collection');
       return v;
@@ -232,8 +203,7 @@ class Reader {
   }
 
   /** A flow collection from text[i]; returns its value and the index after it. */
-  private flow(line: Line, i: number, ptr: string): [unknown, number] {
-    const text = line.text;
+  private flow(text: string, i: number): [unknown, number] {
     const close = text[i] === '[' ? ']' : '}';
     const isMap = close === '}';
     const out: unknown[] | Record<string, unknown> = isMap ? {} : [];
@@ -246,27 +216,20 @@ class Reader {
       if (j >= text.length) unsupported('a flow collection over several lines');
       if (text[j] === close) return [out, j + 1];
       let key: string | undefined;
-      let here = ptr;
       if (isMap) {
-        const keyAt = j;
         const quotedKey = text[j] === '"' || text[j] === "'";
         let raw: unknown;
         [raw, j] = this.flowScalar(text, j, true);
         key = quotedKey ? String(raw) : plainKey(String(raw));
         if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');
-        here = pointer(ptr, key);
-        this.positions.set(here, this.at(line, keyAt));
         skip();
         if (text[j] !== ':') unsupported('a flow mapping entry without a value');
         j++;
         skip();
-      } else {
-        here = pointer(ptr, (out as unknown[]).length);
-        this.positions.set(here, this.at(line, j));
       }
       let v: unknown;
       if (text[j] === '[' || text[j] === '{') {
-        [v, j] = this.flow(line, j, here);
+        [v, j] = this.flow(text, j);
       } else if (isMap && (text[j] === ',' || text[j] === '}')) {
         v = null;
       } else {
@@ -289,18 +252,21 @@ class Reader {
   }
 }
 
+export interface SimpleDoc {
+  /** 0-based position of the document in its file, as `yaml` counts them */
+  index: number;
+  value: unknown;
+}
+
 /** The documents of a file, or Unsupported when it uses more of YAML than this reader knows. */
-export function parseSimple(text: string, file: string): SourceDoc[] {
+export function parseSimple(text: string): SimpleDoc[] {
   if (text.includes('\t') || text.includes('\r') || /^(%|\.\.\.)/m.test(text)) unsupported('tabs, CR, directives or document ends');
-  const docs: SourceDoc[] = [];
+  const docs: SimpleDoc[] = [];
   let current: Line[] = [];
   let index = 0;
   let started = false;
   const flush = () => {
-    if (current.length) {
-      const positions = new Map<string, Pos>();
-      docs.push({ file, index, value: new Reader(current, positions).document(), positions });
-    }
+    if (current.length) docs.push({ index, value: new Reader(current).document() });
     current = [];
   };
   const rows = text.split('\n');
@@ -318,7 +284,7 @@ export function parseSimple(text: string, file: string): SourceDoc[] {
     const text = row.trimStart();
     if (!text || text[0] === '#') continue;
     started = true;
-    current.push({ no: n + 1, indent: row.length - text.length, text: text.trimEnd() });
+    current.push({ indent: row.length - text.length, text: text.trimEnd() });
   }
   flush();
   return docs;

@@ -42,12 +42,22 @@ function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: 
 
 /** Parses one file's text into its documents; problems go to `issues`. */
 export function parseFile(text: string, file: string, issues: Issue[]): SourceDoc[] {
+  let simple;
   try {
-    return parseSimple(text, file).filter((d) => d.value !== null && d.value !== undefined);
+    simple = parseSimple(text);
   } catch (e) {
     if (!(e instanceof Unsupported)) throw e;
+    return parseWithYaml(text, file, issues);
   }
-  return parseWithYaml(text, file, issues);
+  // Positions are needed only to report a problem: then `yaml` reads the file once more and gives them.
+  let full: SourceDoc[] | undefined;
+  const positionsOfDoc = (index: number) => {
+    full ??= parseWithYaml(text, file, []);
+    return full.find((d) => d.index === index)?.positions ?? new Map<string, Pos>();
+  };
+  return simple
+    .filter((d) => d.value !== null && d.value !== undefined)
+    .map((d) => ({ file, index: d.index, value: d.value, locate: () => positionsOfDoc(d.index) }));
 }
 
 /** The full YAML parser: every feature, every error message. */

@@ -15,6 +15,7 @@ const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Iss
 export function nearestPos(src: SourceDoc, pointer: string) {
   let p = pointer;
   for (;;) {
+    src.positions ??= src.locate?.() ?? new Map();
     const pos = src.positions.get(p);
     if (pos || p === '') return pos;
     p = p.slice(0, p.lastIndexOf('/'));
