@@ -53,7 +53,7 @@ function sortKeys(v: unknown): unknown {
 
 const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
 
-export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number }) {
+export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number; warn: (m: string) => void }) {
   const found = new Map<string, { k: KindDef; id: string; address?: string; resource: JsonObject }>();
   const keyOf = (k: KindDef, id: string) => `${k.kind} ${id}`;
   const targets: ExportTarget[] = [
@@ -68,7 +68,12 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
   });
   for (const k of registry.kinds.filter((x) => x.list)) {
-    for (const r of await listAll(client, k, opts.project ? { project_id: opts.project } : {})) {
+    // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
+    const items = await listAll(client, k, opts.project ? { project_id: opts.project } : {}).catch((e: Error & { line?: () => string }) => {
+      opts.warn(`warning: could not list ${k.kind} (${e.line ? e.line() : e.message})${opts.project ? '' : '; --project may help'}`);
+      return [];
+    });
+    for (const r of items) {
       const id = String(r.id);
       if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
     }

@@ -135,3 +135,17 @@ describe('export', () => {
     expect((await call(emu, 'GET', '/streaming/vods/v1/vod1')).body.vod.name).toBe('Replay');
   });
 });
+
+describe('export when a list is refused', () => {
+  it('warns, and exports the rest', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Replay' }] });
+    const { faultyProxy } = await import('../helpers/proxy.js');
+    const proxy = await faultyProxy(emu.url, (req) => (req.url?.startsWith('/cms/events/v1?') ? 'drop_before' : undefined));
+    const dir = testdir({});
+    const run = await runCli(['export', join(dir, 'out'), '--base-url', proxy.url, '--id', 'Vod=v1', '--retries', '0'], { cwd: dir });
+    await proxy.close();
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^warning: could not list Event \(GET \/cms\/events\/v1\?page_size=1000: connection_failed/m);
+    expect(readFileSync(join(dir, 'out/vod.yaml'), 'utf8')).toMatch(/^kind: Vod\n/);
+  });
+});

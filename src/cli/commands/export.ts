@@ -26,7 +26,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   const client = makeClient(opts, io);
   try {
     const state = State.load(opts.statePath);
-    const docs = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency });
+    const docs = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`) });
     const byFile = new Map<string, typeof docs>();
     for (const d of docs) {
       const file = opts.registry.get(d.kind)!.schema.replace('.schema.json', '.yaml');
