@@ -22,13 +22,20 @@ function collect(v: unknown, pointer: string, out: RefSite[]): void {
   }
 }
 
+/** Documents do not change once validated, so each is searched for references once (validate, read and plan ask). */
+const found = new WeakMap<Document, RefSite[]>();
+
 /** Every reference in a document's spec and duplicate_from. */
 export function referencesOf(d: Document): RefSite[] {
-  const out: RefSite[] = [];
+  let out = found.get(d);
+  if (out) return out;
+  out = [];
   // Most documents reference nothing; the native serializer tells so faster than walking every value.
-  if (!d.duplicate_from?.includes('${') && !JSON.stringify(d.spec).includes('${')) return out;
-  collect(d.spec, '/spec', out);
-  if (d.duplicate_from) collect(d.duplicate_from, '/duplicate_from', out);
+  if (d.duplicate_from?.includes('${') || JSON.stringify(d.spec).includes('${')) {
+    collect(d.spec, '/spec', out);
+    if (d.duplicate_from) collect(d.duplicate_from, '/duplicate_from', out);
+  }
+  found.set(d, out);
   return out;
 }
 
