@@ -80,6 +80,12 @@ describe('tapedeck validate', () => {
     expect(run.stdout).toBe('2 documents valid.\n');
   });
 
+  it('files with Windows line ends and a byte-order mark read the same', async () => {
+    const dir = testdir({ 'a.yaml': `\uFEFF${offer('a').replace(/\n/g, '\r\n')}` });
+    const run = await runCli(['validate', dir], { cwd: dir });
+    expect(run).toMatchObject({ code: 0, stdout: '1 document valid.\n' });
+  });
+
   it('an empty directory is an error', async () => {
     const dir = testdir({});
     const run = await runCli(['validate', dir], { cwd: dir });

@@ -61,6 +61,7 @@ describe('fast YAML reader', () => {
     ['a numeric key', '1: a\n'],
     ['merge keys', 'a:\n  <<: {b: 1}\n'],
     ['an empty item', 'a:\n  -\n  - 1\n'],
+    ['Windows line ends', 'a: 1\r\nb: 2\r\n'],
     ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
   ])('refuses %s', (_, text) => expect(bothWays(text)).toBe('refused'));
