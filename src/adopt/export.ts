@@ -38,7 +38,8 @@ export function toSpec(field: Field, v: Json | undefined): Json | undefined {
     return Object.keys(out).length ? out : undefined;
   }
   if (field.type === 'array' && Array.isArray(v)) {
-    const items = v.map((x) => toSpec(field.items!, x) ?? null);
+    // An element with nothing set is still an element: `{}` for an object, so the list keeps its length and shape.
+    const items = v.map((x) => toSpec(field.items!, x) ?? (field.items?.type === 'message' ? {} : null));
     return normalize(field, items) === undefined ? undefined : items;
   }
   if (field.type === 'map' && isObject(v)) return normalize(field, sortKeys(v) as Json);
@@ -51,7 +52,7 @@ function sortKeys(v: unknown): unknown {
   return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
 }
 
-const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'resource';
 
 export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number; warn: (m: string) => void }) {
   const found = new Map<string, { k: KindDef; id: string; address?: string; resource: JsonObject }>();
@@ -84,8 +85,8 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   const entries = [...found.values()].sort((a, b) => registry.level(a.k.kind) - registry.level(b.k.kind) || (a.id < b.id ? -1 : 1));
   for (const { k, id, address, resource } of entries) {
     const label = String(resource.name || resource.title || (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') || id);
-    let name = address?.split('/').slice(1).join('/') || slug(label) || slug(id);
-    for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label) || slug(id)}-${n}`;
+    let name = address?.split('/').slice(1).join('/') || slug(label);
+    for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label)}-${n}`;
     taken.add(`${k.kind}/${name}`);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
     docs.push({ kind: k.kind, name, ...(k.identity === 'id' ? { id } : {}), spec });

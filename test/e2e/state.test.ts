@@ -90,7 +90,7 @@ describe('export', () => {
   const seed = {
     policies: [{ resource_key: 'o1/organization', policy: { bindings: [{ role_id: 'owner', account_ids: ['b', 'a'] }] } }],
     content_types: [{ id: 'ct1', project_id: 'p', base_type: 'BASE_TYPE_EVENT', name: 'Match', field_groups: [{ title: 'T', fields: [{ id: 'f', type: 'FIELD_TYPE_STRING', validations: { length: { max: 10 } } }] }] }],
-    offers: [{ id: 'off1', project_id: 'p', name: 'Basic', priority: 5, offer_prices: [{ price: { currency_code: 'EUR', units: 4 } }] }],
+    offers: [{ id: 'off1', project_id: 'p', name: 'Basic', priority: 5, offer_prices: [{ price: { currency_code: 'EUR', units: 4 } }] }, { id: 'off2', project_id: 'p', name: 'Basic', offer_prices: [{}] }],
     standing_phases: [{ id: 'sp1', project_id: 'p', localized_name: { en: 'Season' }, groups: [{ entries: [{ entity_id: 'e', stats: { w: 1 } }] }] }],
     creative_works: [{ id: 'cw1', project_id: 'p', title: 'Intro', release_time: '2026-01-01T10:00:00+01:00', fields: { a: 1 } }],
     rtmp_ingests: [{ id: 'ing1', project_id: 'p', name: 'Cam', key: 'live_sk_secret', region: 'REGION_EU' }],
@@ -109,16 +109,17 @@ describe('export', () => {
     const out = join(dir, 'platform');
     const run = await runCli(['export', out, '--base-url', emu.url, ...ids.flatMap((i) => ['--id', i])], { cwd: dir });
     expect(run.stderr).toBe('');
-    expect(run.stdout).toMatch(/^Exported 12 resources into 12 files in platform; recorded them in platform\/.tapedeck\/default.state.json\.\n$/);
+    expect(run.stdout).toMatch(/^Exported 13 resources into 12 files in platform; recorded them in platform\/.tapedeck\/default.state.json\.\n$/);
     const offers = readFileSync(join(out, 'offer.yaml'), 'utf8');
-    expect(offers).toBe('kind: Offer\nname: basic\nid: off1\nspec:\n  project_id: p\n  name: Basic\n  offer_prices:\n    - price:\n        currency_code: EUR\n        units: "4"\n  priority: "5"\n');
+    expect(offers).toBe('kind: Offer\nname: basic\nid: off1\nspec:\n  project_id: p\n  name: Basic\n  offer_prices:\n    - price:\n        currency_code: EUR\n        units: "4"\n  priority: "5"\n'
+      + '---\nkind: Offer\nname: basic-2\nid: off2\nspec:\n  project_id: p\n  name: Basic\n  offer_prices:\n    - {}\n');
     const ingest = readFileSync(join(out, 'rtmp-ingest.yaml'), 'utf8');
     expect(ingest).not.toContain('live_sk_secret');
     expect(ingest).not.toMatch(/connected|last_update_time|key:/);
     const validate = await runCli(['validate', out], { cwd: dir });
-    expect(validate.stdout).toBe('12 documents valid.\n');
+    expect(validate.stdout).toBe('13 documents valid.\n');
     const plan = await runCli(['plan', out, '--base-url', emu.url, '--detailed-exitcode'], { cwd: dir });
-    expect(plan.stdout).toMatch(/^No changes\. 12 resources up to date\./);
+    expect(plan.stdout).toMatch(/^No changes\. 13 resources up to date\./);
     expect(plan.code).toBe(0);
     const again = await runCli(['export', out, '--base-url', emu.url], { cwd: dir });
     expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining('pass --force') });
