@@ -150,3 +150,12 @@ describe('export when a list is refused', () => {
     expect(readFileSync(join(dir, 'out/vod.yaml'), 'utf8')).toMatch(/^kind: Vod\n/);
   });
 });
+
+describe('export without a token', () => {
+  it('fails clearly and leaves no lock behind', async () => {
+    const dir = testdir({});
+    const run = await runCli(['export', dir, '--base-url', 'http://127.0.0.1:9'], { cwd: dir, env: { TAPEDECK_TOKEN: '' } });
+    expect(run).toMatchObject({ code: 1, stderr: expect.stringContaining('no API token') });
+    expect(existsSync(`${statePath(dir)}.lock`)).toBe(false);
+  });
+});

@@ -22,9 +22,10 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     if (!m || !opts.registry.get(m[1])) throw new UserError(`--id takes KIND=ID with a known kind (${opts.registry.names().join(', ')}), not ${JSON.stringify(item)}`);
     return { kind: m[1], id: m[2] };
   });
-  const release = await acquireLock(opts.statePath);
   const client = makeClient(opts, io);
+  let release: (() => void) | undefined;
   try {
+    release = await acquireLock(opts.statePath);
     const state = State.load(opts.statePath);
     const docs = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`) });
     const byFile = new Map<string, typeof docs>();
@@ -44,6 +45,6 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     return 0;
   } finally {
     await client.close();
-    release();
+    release?.();
   }
 }
