@@ -5,8 +5,8 @@ import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
+import { unwrap } from '../remote/read-live.js';
 import type { Change } from '../types.js';
-
 
 /** The fields the write set, as [path, value]: the masked paths of a PATCH, the top-level fields of a replace. */
 function carried(k: KindDef, c: Change, body: JsonObject): Array<[string, Json | undefined]> {
@@ -22,7 +22,7 @@ function carried(k: KindDef, c: Change, body: JsonObject): Array<[string, Json |
 export async function writeTookEffect(k: KindDef, c: Change, sent: JsonObject, readPath: string, client: Client): Promise<boolean> {
   try {
     const { body } = await client.call('GET', readPath);
-    const live = (k.read.wrapper ? body[k.read.wrapper] : body) as JsonObject;
+    const live = unwrap(k, body);
     const model = resourceModel(k.schema);
     return carried(k, c, sent).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(live, p)), normalize(fieldAt(model, p), v)));
   } catch {

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
-import { normalize, valueAt, stableStringify, writableOnly, type JsonObject } from '../schema/values.js';
+import { deepEqual, normalize, valueAt, stableStringify, writableOnly, type JsonObject } from '../schema/values.js';
 import type { Document, DiffEntry } from '../types.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -24,7 +24,6 @@ export function configurationHash(docs: Document[]): string {
   return sha(stableStringify(parts));
 }
 
-
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */
 export function driftOf(k: KindDef, live: JsonObject | null, lastApplied: Record<string, unknown> | undefined): DiffEntry[] {
   if (!live || !lastApplied) return [];
@@ -34,7 +33,7 @@ export function driftOf(k: KindDef, live: JsonObject | null, lastApplied: Record
     const field = fieldAt(model, path);
     const now = normalize(field, valueAt(live, path));
     const before = normalize(field, was);
-    if (stableStringify(now ?? null) !== stableStringify(before ?? null)) out.push({ path, before, after: now });
+    if (!deepEqual(now ?? null, before ?? null)) out.push({ path, before, after: now });
   }
   return out;
 }

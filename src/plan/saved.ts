@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import { ApiError, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { resourceModel } from '../schema/model.js';
-import { deepEqual, isObject, normalize, type JsonObject } from '../schema/values.js';
+import { isObject, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
-import { listAll } from '../remote/list.js';
+import { listAll, naturalKeyOf } from '../remote/list.js';
 import { unwrap } from '../remote/read-live.js';
 import type { Change, Document, Plan } from '../types.js';
 import { mapPool } from '../util/pool.js';
@@ -44,8 +43,8 @@ async function fingerprintNow(k: KindDef, c: Change, client: Client): Promise<st
   if (k.identity !== 'natural' || !k.list) return 'absent';
   const managed = c.managed ?? {};
   const scope = Object.fromEntries(k.list.scope.map((f) => [f, managed[f] ?? null])) as JsonObject;
-  const model = resourceModel(k.schema);
-  const found = (await listAll(client, k, scope)).find((r) => k.naturalKey!.every((f) => deepEqual(normalize(model.props?.[f], r[f]), managed[f] ?? undefined)));
+  const wanted = naturalKeyOf(k, managed);
+  const found = (await listAll(client, k, scope)).find((r) => naturalKeyOf(k, r) === wanted);
   return fingerprint(k, found ?? null);
 }
 

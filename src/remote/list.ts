@@ -1,6 +1,7 @@
 import type { KindDef } from '../kinds/types.js';
 import { withQuery } from '../kinds/paths.js';
-import { isObject, type JsonObject } from '../schema/values.js';
+import { resourceModel } from '../schema/model.js';
+import { isObject, normalize, stableStringify, type JsonObject } from '../schema/values.js';
 import type { Client } from './client.js';
 
 /**
@@ -20,4 +21,10 @@ export async function listAll(client: Client, k: KindDef, scope: JsonObject): Pr
     token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
   } while (token);
   return items;
+}
+
+/** A resource's natural key (configurations: project_id + type + name) by meaning, as one comparable string. */
+export function naturalKeyOf(k: KindDef, r: JsonObject): string {
+  const model = resourceModel(k.schema);
+  return stableStringify(k.naturalKey!.map((f) => normalize(model.props?.[f], r[f]) ?? null));
 }

@@ -4,11 +4,11 @@ import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { readPath } from '../kinds/paths.js';
-import { listAll } from './list.js';
+import { listAll, naturalKeyOf } from './list.js';
 import { findCreated, recoverable } from './recover.js';
 import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
-import { isObject, normalize, stableStringify, wireForm, type JsonObject } from '../schema/values.js';
+import { isObject, wireForm, type JsonObject } from '../schema/values.js';
 import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
 import type { State } from '../state/state.js';
 import type { Document } from '../types.js';
@@ -68,10 +68,6 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
 
   /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
   const byNaturalKey = new Map<Promise<JsonObject[]>, Promise<Map<string, JsonObject>>>();
-  const naturalKeyOf = (k: KindDef, r: JsonObject) => {
-    const model = resourceModel(k.schema);
-    return stableStringify(k.naturalKey!.map((f) => normalize(model.props?.[f], r[f]) ?? null));
-  };
   const adopt = async (k: KindDef, desired: JsonObject): Promise<JsonObject | undefined> => {
     const list = listed(k, desired);
     if (!byNaturalKey.has(list)) {
