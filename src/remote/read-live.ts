@@ -12,7 +12,7 @@ import { isObject, wireForm, type JsonObject } from '../schema/values.js';
 import { dependencyGraph, fillReferences, hasReference } from '../resolve/refs.js';
 import type { State } from '../state/state.js';
 import type { Document } from '../types.js';
-import { mapPool, waves } from '../util/pool.js';
+import { Backlog, mapPool, timeSlicer, waves } from '../util/pool.js';
 import type { Client } from './client.js';
 
 /** From this many documents of one kind and scope on, reading the list is cheaper than one GET each. */
@@ -151,19 +151,24 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
 
   // Many documents of one listable kind in one scope: a few list pages instead of one GET each, read while the
   // other documents' GETs go out. A list that fails (a platform without it) means those are read one by one.
+  // Documents found by natural key (no id yet) are always answered by their list, so it is fetched at once too.
   const listedById = new Map<string, Promise<Map<string, JsonObject>>>();
-  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string> }>();
+  const adoptedFromList = new Set<string>();
+  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string>; natural: Document[] }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
     const id = doc.id ?? state.idOf(doc.address);
-    if (!k.list || k.identity === 'key' || !id) continue;
+    if (!k.list || k.identity === 'key' || (!id && k.identity !== 'natural')) continue;
     const scope = Object.fromEntries(k.list.scope.map((f) => [f, doc.spec[f] ?? null])) as JsonObject;
     if (Object.values(scope).some((v) => typeof v !== 'string' || hasReference(v))) continue;
     const key = `${k.kind} ${JSON.stringify(scope)}`;
-    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set() });
-    groups.get(key)!.ids.add(id);
+    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set(), natural: [] });
+    if (id) groups.get(key)!.ids.add(id);
+    else groups.get(key)!.natural.push(doc);
   }
   for (const g of groups.values()) {
+    if (g.natural.length) void listed(g.k, g.scope).catch(() => []);
+    for (const d of g.natural) adoptedFromList.add(d.address);
     if (g.ids.size < LIST_READ_MIN) continue;
     const found = listed(g.k, g.scope).then(
       (items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [`${g.k.kind} ${String(r.id)}`, r])),
@@ -172,12 +177,28 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     for (const id of g.ids) listedById.set(`${g.k.kind} ${id}`, found);
   }
 
+  // Two lanes per wave: documents that need a GET keep `concurrency` requests on the wire; documents answered by a
+  // list are pure computation, done in time slices between network events, as are the diffs (`onRead`), so a
+  // long run of them never holds up reading a reply or sending the next request.
+  const slice = timeSlicer();
+  const backlog = new Backlog<Observed>(onRead, slice);
+  const answeredByList = (d: Document) => adoptedFromList.has(d.address) || listedById.has(`${d.kind} ${d.id ?? state.idOf(d.address)}`);
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
-    await mapPool(wave, concurrency, async (d) => {
-      await readOne(d);
-      onRead(observed.get(d.address)!);
-    });
+    const fromList = wave.filter(answeredByList);
+    const network = fromList.length ? wave.filter((d) => !answeredByList(d)) : wave;
+    await Promise.all([
+      mapPool(network, concurrency, async (d) => {
+        await readOne(d);
+        backlog.push(observed.get(d.address)!);
+      }),
+      mapPool(fromList, concurrency, async (d) => {
+        await slice();
+        await readOne(d);
+        backlog.push(observed.get(d.address)!);
+      }),
+    ]);
   }
+  await backlog.drain();
   const seen = new Map<string, JsonObject[]>();
   for (const [key, p] of lists) {
     const kind = key.split(' ')[0];

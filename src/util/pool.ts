@@ -28,3 +28,54 @@ export function waves<T>(items: readonly T[], keyOf: (t: T) => string, depsOf: (
   }
   return out;
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Cooperative time slicing for CPU work done while requests are in flight: calling the returned function costs
+ * nothing until `sliceMs` have passed since the last pause, then it pauses for one turn of the event loop, so
+ * replies already on the wire are read (and the next requests sent) instead of waiting behind the computation.
+ */
+export function timeSlicer(sliceMs = 2): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < sliceMs) return undefined;
+    return nextTurn().then(() => { since = performance.now(); });
+  };
+}
+
+/** Work queued by network callbacks and done between network events, in slices, never before the next send. */
+export class Backlog<T> {
+  private queue: T[] = [];
+  private head = 0;
+  private running?: Promise<void>;
+  private readonly errors: unknown[] = [];
+
+  constructor(private readonly work: (item: T) => void, private readonly slice = timeSlicer()) {}
+
+  push(item: T): void {
+    this.queue.push(item);
+    this.running ??= this.run();
+  }
+
+  /** Resolves once everything pushed so far is done; throws the first error `work` threw, if any. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.errors.length) throw this.errors[0];
+  }
+
+  private async run(): Promise<void> {
+    await nextTurn();
+    while (this.head < this.queue.length) {
+      try {
+        this.work(this.queue[this.head++]);
+      } catch (e) {
+        this.errors.push(e);
+      }
+      await this.slice();
+    }
+    this.queue = [];
+    this.head = 0;
+    this.running = undefined;
+  }
+}
