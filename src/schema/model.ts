@@ -1,6 +1,7 @@
 // The field model: each kind's JSON Schema turned once into a small tree that says, per field, what the diff,
 // the emulator and the redactor need to know (message to descend into, atomic map, int64, timestamp, enum, ...).
 // Field semantics are declared in schemas/ and read here, nowhere else.
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -31,15 +32,26 @@ export type JsonSchema = Record<string, any>;
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas');
 
 let cache: Map<string, JsonSchema> | undefined;
+let digest = '';
 /** Every schema file in schemas/, by file name (which is also its $id). */
 export function allSchemas(): Map<string, JsonSchema> {
   if (!cache) {
     cache = new Map();
+    const hash = createHash('sha256');
     for (const f of readdirSync(schemaDir).filter((n) => n.endsWith('.schema.json')).sort()) {
-      cache.set(f, JSON.parse(readFileSync(join(schemaDir, f), 'utf8')));
+      const text = readFileSync(join(schemaDir, f), 'utf8');
+      hash.update(`${f}\n${text}\n`);
+      cache.set(f, JSON.parse(text));
     }
+    digest = hash.digest('hex');
   }
   return cache;
+}
+
+/** A hash of every schema file's name and text: precompiled validators are used only for exactly these. */
+export function schemasDigest(): string {
+  allSchemas();
+  return digest;
 }
 
 function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string } {

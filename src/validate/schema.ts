@@ -1,34 +1,52 @@
-// JSON Schema validation of documents with ajv, every schema compiled once; errors located by JSON pointer.
+// JSON Schema validation of documents with ajv; errors located by JSON pointer. The build writes every schema's
+// validator out as ajv standalone code (validators.cjs next to this file), because compiling a dozen schemas at
+// every start costs about 0.2 s; without that file, or when the schemas changed since, they are compiled here once.
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv2020Type from 'ajv/dist/2020.js';
-import { allSchemas } from '../schema/model.js';
+import { allSchemas, schemasDigest } from '../schema/model.js';
 
-// ajv and ajv-formats are CommonJS; loading them with require avoids the default-export interop dance under NodeNext.
 const require = createRequire(import.meta.url);
-const Ajv2020 = require('ajv/dist/2020').default as typeof Ajv2020Type.default;
-const addFormats = require('ajv-formats').default as (ajv: InstanceType<typeof Ajv2020Type.default>, formats: string[]) => void;
+type Ajv = InstanceType<typeof Ajv2020Type.default>;
 
 /** Our annotation keywords: read by the field model, ignored by validation. */
 const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-message'];
 
-let ajv: InstanceType<typeof Ajv2020> | undefined;
-const compiled = new Map<string, ValidateFunction>();
-
-function instance() {
-  if (!ajv) {
-    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
-    addFormats(ajv, ['date-time']);
-    for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
-    for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
-  }
+/** An ajv instance holding every schema; with `source` it keeps the generated code, to be written out as a module. */
+export function newAjv(source = false): Ajv {
+  // ajv and ajv-formats are CommonJS, and loaded only when something has to be compiled.
+  const Ajv2020 = require('ajv/dist/2020').default as typeof Ajv2020Type.default;
+  const addFormats = require('ajv-formats').default as (ajv: Ajv, formats: string[]) => void;
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source } });
+  addFormats(ajv, ['date-time']);
+  for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
+  for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
   return ajv;
 }
+
+/** Where the build puts the precompiled validators, relative to this module. */
+export const PRECOMPILED = './validators.cjs';
+
+/** The validators in the module at `path`, if there is one and it was made from exactly the current schemas. */
+export function loadPrecompiled(path: string): Record<string, ValidateFunction> | undefined {
+  let mod: Record<string, ValidateFunction> & { digest?: string };
+  try {
+    mod = require(path);
+  } catch {
+    return undefined;
+  }
+  return mod.digest === schemasDigest() ? mod : undefined;
+}
+
+let precompiled: Record<string, ValidateFunction> | undefined | null = null;
+let ajv: Ajv | undefined;
+const compiled = new Map<string, ValidateFunction>();
 
 export function validator(schemaFile: string): ValidateFunction {
   let v = compiled.get(schemaFile);
   if (!v) {
-    v = instance().getSchema(schemaFile);
+    if (precompiled === null) precompiled = loadPrecompiled(PRECOMPILED);
+    v = precompiled?.[schemaFile] ?? (ajv ??= newAjv()).getSchema(schemaFile);
     if (!v) throw new Error(`no schema ${schemaFile}`);
     compiled.set(schemaFile, v);
   }
