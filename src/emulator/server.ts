@@ -5,6 +5,7 @@ import { builtinKinds } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { ApiFault, bad } from './fault.js';
+import { toJson } from './json.js';
 import { create, duplicate, list, patch, read, replace, type Handler } from './handlers.js';
 import { Store } from './store.js';
 
@@ -194,7 +195,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const arrived = performance.now();
     void handle(req).catch(failed).then(async (reply) => {
       // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
-      const text = reply === 'drop' ? '' : JSON.stringify(reply.body);
+      const text = reply === 'drop' ? '' : toJson(reply.body);
       if (opts.latencyMs) await sleepUntil(arrived + opts.latencyMs);
       if (reply === 'drop') req.socket.destroy();
       else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, reply.headers);

@@ -7,6 +7,7 @@ import { builtinKinds } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, zeroFill, type JsonObject } from '../schema/values.js';
+import { deepFreeze } from './json.js';
 import { checkShape } from './shape.js';
 
 export class SeedError extends Error {}
@@ -35,9 +36,10 @@ export class Store {
     return this.collections.get(k.seedKey)!;
   }
 
-  /** Stores a resource in the live API's style: every field present, int64 as strings, timestamps in UTC. */
+  /** Stores a resource in the live API's style: every field present, int64 as strings, timestamps in UTC. Stored
+   *  resources are frozen: a write replaces one, never changes it in place. */
   put(k: KindDef, resource: JsonObject): JsonObject {
-    const stored = zeroFill(resourceModel(k.schema), resource) as JsonObject;
+    const stored = deepFreeze(zeroFill(resourceModel(k.schema), resource) as JsonObject);
     this.col(k).set(String(stored[keyOf(k)]), stored);
     return stored;
   }
@@ -97,7 +99,7 @@ export class Store {
       const col = this.collections.get(key);
       if (!col || !Array.isArray(entries)) throw new SeedError(`${this.dataFile}: unknown or malformed collection "${key}"`);
       const k = this.kindOf(key);
-      for (const e of entries) if (isObject(e)) col.set(String(e[keyOf(k)]), e);
+      for (const e of entries) if (isObject(e)) col.set(String(e[keyOf(k)]), deepFreeze(e));
     }
     return true;
   }

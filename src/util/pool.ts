@@ -35,13 +35,22 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Cooperative time slicing for CPU work done while requests are in flight: calling the returned function costs
  * nothing until `sliceMs` have passed since the last pause, then it pauses for one turn of the event loop, so
  * replies already on the wire are read (and the next requests sent) instead of waiting behind the computation.
+ * Every caller shares one pause and one budget: sixteen workers resuming in the same turn must not each take a
+ * slice of their own.
  */
 export function timeSlicer(sliceMs = 2): () => Promise<void> | undefined {
   let since = performance.now();
-  return () => {
-    if (performance.now() - since < sliceMs) return undefined;
-    return nextTurn().then(() => { since = performance.now(); });
+  let pause: Promise<void> | undefined;
+  const wait = async () => {
+    while (performance.now() - since >= sliceMs) {
+      pause ??= nextTurn().then(() => {
+        pause = undefined;
+        since = performance.now();
+      });
+      await pause;
+    }
   };
+  return () => (performance.now() - since < sliceMs ? undefined : wait());
 }
 
 /** Work queued by network callbacks and done between network events, in slices, never before the next send. */

@@ -127,7 +127,8 @@ describe('policies', () => {
     await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
     expect(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')).changes[0].request.body.etag).toBe('v1');
     // Someone changes the policy between our read and our write: simulated by the store itself.
-    emu.store.collections.get('policies')!.get('o/organization')!.etag = 'v2';
+    const policies = emu.store.collections.get('policies')!;
+    policies.set('o/organization', { ...policies.get('o/organization')!, etag: 'v2' });
     const { applyPlan } = await import('../../src/apply/apply.js');
     const { Client, defaultClientOptions } = await import('../../src/remote/client.js');
     const { State } = await import('../../src/state/state.js');
