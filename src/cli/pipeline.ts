@@ -3,7 +3,7 @@ import { Reported, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
 import { buildPlan, planOne, PlanError } from '../plan/build.js';
-import { configurationHash } from '../plan/fingerprint.js';
+import { configurationHash, configurationPart } from '../plan/fingerprint.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { interpolateSources } from '../resolve/interpolate.js';
@@ -71,8 +71,10 @@ export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
     const ctx = { lastApplied: (a: string) => state.entry(a)?.fields };
     const graph = dependencyGraph(docs);
     const early = new Map<string, Change>();
-    const { observed, failures, liveListed } = await readLive(docs, registry, client, state, opts.concurrency, (o) => {
+    const parts = new Map<string, string>();
+    const { observed, failures, liveListed, notRead } = await readLive(docs, registry, client, state, opts.concurrency, (o) => {
       reading.tick();
+      parts.set(o.doc.address, configurationPart(o.doc));
       // Diff each resource as it arrives, while the others are still on the wire (any error is raised by buildPlan).
       try {
         early.set(o.doc.address, planOne(registry, graph, o, ctx));
@@ -83,10 +85,11 @@ export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
     reading.done();
     if (failures.length) {
       for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
+      if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }
-    const plan = buildPlan(docs, observed, registry, { ...ctx, liveListed }, early);
-    plan.configuration_hash = configurationHash(docs);
+    const plan = buildPlan(docs, observed, registry, { ...ctx, liveListed, graph }, early);
+    plan.configuration_hash = configurationHash(docs, parts);
     plan.environment = { name: opts.envName, base_url: client.opts.baseUrl };
     plan.requests = { reads: client.counts.reads };
     return { plan, state, client, registry, docs };

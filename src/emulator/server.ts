@@ -86,6 +86,8 @@ export interface Emulator {
   store: Store;
   stats: EmulatorStats;
   server: Server;
+  /** changes the latency of the answers from now on (the benchmark warms the emulator up without it) */
+  setLatency(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ function send(res: ServerResponse, status: number, text: string, headers: Record
  * clock and can fire up to one early, which at 20 ms of latency would flatter every client by 5%; an early
  * wake-up waits out the remaining fraction in turns of the event loop.
  */
-function sleepUntil(due: number): Promise<void> {
+export function sleepUntil(due: number): Promise<void> {
   return new Promise((resolve) => {
     const early = () => (performance.now() >= due ? resolve() : setImmediate(early));
     setTimeout(early, due - performance.now());
@@ -145,6 +147,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     store.save();
   }
   const tokens = new Set(opts.tokens?.length ? opts.tokens : ['dev-token']);
+  let latency = opts.latencyMs ?? 0;
   const table = routes();
   const random = seededRandom(opts.faultSeed ?? Date.now());
   const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 } };
@@ -196,7 +199,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     void handle(req).catch(failed).then(async (reply) => {
       // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
       const text = reply === 'drop' ? '' : toJson(reply.body);
-      if (opts.latencyMs) await sleepUntil(arrived + opts.latencyMs);
+      if (latency) await sleepUntil(arrived + latency);
       if (reply === 'drop') req.socket.destroy();
       else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, reply.headers);
     });
@@ -214,6 +217,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     store,
     stats,
     server,
+    setLatency: (ms) => {
+      latency = ms;
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -90,6 +90,8 @@ function checkUniqueLive(registry: Registry, observed: Observed[], liveOthers: (
 }
 
 export interface PlanContext {
+  /** the documents' dependency graph, when the caller has it already */
+  graph?: Map<string, string[]>;
   /** the live resources of a kind that were listed while reading */
   liveListed?: (k: KindDef) => JsonObject[];
   /** the managed fields as the last apply left them (from the state) */
@@ -107,9 +109,10 @@ export function planOne(registry: Registry, graph: Map<string, string[]>, o: Obs
 
 /** `early`: changes already computed while reading (to overlap the diff with network waits). */
 export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}, early = new Map<string, Change>()): Plan {
-  const graph = dependencyGraph(docs);
+  const graph = ctx.graph ?? dependencyGraph(docs);
+  const level = new Map(registry.names().map((kind) => [kind, registry.level(kind)]));
   const ordered = waves(
-    [...docs].sort((a, b) => registry.level(a.kind) - registry.level(b.kind) || (a.address < b.address ? -1 : 1)),
+    [...docs].sort((a, b) => level.get(a.kind)! - level.get(b.kind)! || (a.address < b.address ? -1 : 1)),
     (d) => d.address, (d) => graph.get(d.address) ?? [],
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);

@@ -18,10 +18,13 @@ export function fingerprint(k: KindDef, live: JsonObject | null): string {
   return sha(stableStringify([normalize(model, writableOnly(model, live)) ?? null, carried])).slice(0, 32);
 }
 
-/** The configuration as planned: every document after variables were filled in. */
-export function configurationHash(docs: Document[]): string {
-  const parts = docs.map((d) => [d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]).sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
-  return sha(stableStringify(parts));
+/** One document's share of the configuration hash (computed while reading, when the CPU is idle anyway). */
+export const configurationPart = (d: Document) => stableStringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]);
+
+/** The configuration as planned: every document after variables were filled in. `parts`: shares already made. */
+export function configurationHash(docs: Document[], parts?: Map<string, string>): string {
+  const sorted = [...docs].sort((a, b) => (a.address < b.address ? -1 : 1));
+  return sha(`[${sorted.map((d) => parts?.get(d.address) ?? configurationPart(d)).join(',')}]`);
 }
 
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */

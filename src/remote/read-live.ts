@@ -55,6 +55,9 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];
+  // No answer after every retry, or a refused token, would fail every other read the same way: stop reading.
+  let stopped: ApiError | undefined;
+  let notRead = 0;
   const lists = new Map<string, Promise<JsonObject[]>>();
   const graph = dependencyGraph(docs);
   const idOf = (a: string) => ids.get(a);
@@ -135,6 +138,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       if (o.id) ids.set(doc.address, o.id);
     } catch (e) {
       failures.push({ address: doc.address, error: e as Error });
+      if (e instanceof ApiError && (e.status === 0 || e.status === 401 || e.status === 403)) stopped ??= e;
     }
   };
 
@@ -188,11 +192,13 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     const network = fromList.length ? wave.filter((d) => !answeredByList(d)) : wave;
     await Promise.all([
       mapPool(network, concurrency, async (d) => {
+        if (stopped) return void notRead++;
         await readOne(d);
         backlog.push(observed.get(d.address)!);
       }),
       mapPool(fromList, concurrency, async (d) => {
         await slice();
+        if (stopped) return void notRead++;
         await readOne(d);
         backlog.push(observed.get(d.address)!);
       }),
@@ -206,5 +212,5 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   }
   /** the live resources of a kind that were listed while reading */
   const liveListed = (k: KindDef) => seen.get(k.kind) ?? [];
-  return { observed, failures, liveListed };
+  return { observed, failures, liveListed, notRead };
 }

@@ -40,8 +40,12 @@ export function referencesOf(d: Document): RefSite[] {
 }
 
 /** address -> the addresses it references */
-export function dependencyGraph(docs: Document[]): Map<string, string[]> {
-  return new Map(docs.map((d) => [d.address, [...new Set(referencesOf(d).map((r) => r.target))]]));
+const graphs = new WeakMap<readonly Document[], Map<string, string[]>>();
+export function dependencyGraph(docs: readonly Document[]): Map<string, string[]> {
+  // Validation, reading and planning all ask for the graph of the same (never changed) list of documents.
+  let graph = graphs.get(docs);
+  if (!graph) graphs.set(docs, (graph = new Map(docs.map((d) => [d.address, [...new Set(referencesOf(d).map((r) => r.target))]]))));
+  return graph;
 }
 
 /** References to documents that do not exist, and reference cycles, as located issues. */

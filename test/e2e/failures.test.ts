@@ -92,6 +92,31 @@ describe('reads', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('an unreachable platform stops the reading: the first failures are shown, the rest counted, nothing more sent', async () => {
+    const url = await misbehaving(() => {});
+    raw!.close(); // the port is now closed: every connection is refused
+    raw = undefined;
+    const vods = Array.from({ length: 40 }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `x${i}`, spec: { name: 'New' } }));
+    const dir = testdir({ 'vods.yaml': vods });
+    const run = await runCli(['plan', ...against(url, dir), '--retries', '1', '--concurrency', '4'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const refused = run.stderr.split('\n').filter((l) => /connection_failed: the connection failed \(ECONNREFUSED\)/.test(l));
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeLessThanOrEqual(4);
+    expect(run.stderr).toContain(`${40 - refused.length} more documents were not read: the platform cannot be used as it is`);
+  });
+
+  it('a refused token stops the reading after the first answers', async () => {
+    const vods = Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, project_id: 'p', name: 'Old' }));
+    emu = await emulator({ vods }, { tokens: ['the-right-one'] });
+    const dir = testdir({ 'vods.yaml': vods.map((v, i) => ({ kind: 'Vod', name: `v${i}`, id: v.id, spec: { name: 'Old' } })) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--concurrency', '2'], { cwd: dir, env: { TAPEDECK_TOKEN: 'a-wrong-one' } });
+    expect(run.code).toBe(1);
+    expect(emu.stats.reads).toBeLessThanOrEqual(2);
+    expect(run.stderr).toMatch(/401 unauthenticated: the token was refused/);
+    expect(run.stderr).toMatch(/2[89] more documents were not read/);
+  });
+
   it('a 4xx other than 408/429 is not retried', async () => {
     let hits = 0;
     const url = await misbehaving((_, res) => { hits++; res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"invalid_argument","message":"nope"}'); });

@@ -1,0 +1,74 @@
+// The validators the build precompiles (ajv standalone code) must say exactly what runtime-compiled ones say,
+// and must be ignored once the schemas have changed since they were made.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { allSchemas } from '../../src/schema/model.js';
+import { precompiledModule } from '../../src/validate/precompile.js';
+import { loadPrecompiled, newAjv } from '../../src/validate/schema.js';
+
+const root = resolve(import.meta.dirname, '../..');
+// Inside the repository, so the generated code's require('ajv/dist/runtime/...') resolves as it does from dist/.
+const cache = join(root, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const dir = mkdtempSync(join(cache, 'tapedeck-precompiled-'));
+const file = join(dir, 'validators.cjs');
+writeFileSync(file, precompiledModule());
+
+/** Every document of the examples and the hostile corpus that parses, by the schema of its kind. */
+function corpus(): { schema: string; doc: unknown }[] {
+  const schemaOfKind = new Map([...allSchemas()].map(([f, s]) => [s.properties?.kind?.const as string, f]));
+  const files = [
+    ...readdirSync(join(root, 'examples/basic')).map((f) => join(root, 'examples/basic', f)),
+    ...readdirSync(join(root, 'test/fixtures/bad')).filter((f) => f.endsWith('.yaml')).map((f) => join(root, 'test/fixtures/bad', f)),
+  ];
+  const out: { schema: string; doc: unknown }[] = [];
+  for (const f of files) {
+    let doc: { kind?: unknown };
+    try {
+      doc = parse(readFileSync(f, 'utf8'));
+    } catch {
+      continue;
+    }
+    for (const d of Array.isArray(doc) ? doc : [doc]) {
+      const schema = schemaOfKind.get(String((d as { kind?: unknown })?.kind)) ?? 'vod.schema.json';
+      out.push({ schema, doc: d });
+    }
+  }
+  return out;
+}
+
+describe('precompiled validators', () => {
+  const precompiled = loadPrecompiled(file)!;
+  const ajv = newAjv();
+  const docs = corpus();
+
+  it('are loaded when made from the current schemas', () => {
+    expect(Object.keys(precompiled)).toEqual(expect.arrayContaining([...allSchemas().keys()]));
+    expect(docs.length).toBeGreaterThan(40);
+  });
+
+  it('give the same verdict and the same errors as compiling at run time, document by document', () => {
+    const view = (v: { errors?: unknown[] | null }) => (v.errors ?? []).map((e) => {
+      const { instancePath, keyword, params, message } = e as Record<string, unknown>;
+      return { instancePath, keyword, params, message };
+    });
+    let invalid = 0;
+    for (const { schema, doc } of docs) {
+      const fast = precompiled[schema];
+      const slow = ajv.getSchema(schema)!;
+      expect(fast(doc)).toBe(slow(doc));
+      expect(view(fast)).toEqual(view(slow));
+      if (fast.errors?.length) invalid++;
+    }
+    expect(invalid).toBeGreaterThan(10);
+  });
+
+  it('are ignored when the schemas changed since they were made', () => {
+    const stale = join(dir, 'stale.cjs');
+    writeFileSync(stale, precompiledModule().replace(/exports\.digest = "[0-9a-f]+"/, 'exports.digest = "0000"'));
+    expect(loadPrecompiled(stale)).toBeUndefined();
+    expect(loadPrecompiled(join(dir, 'missing.cjs'))).toBeUndefined();
+  });
+});
