@@ -29,6 +29,10 @@ const NAN = /^\.(?:nan|NaN|NAN)$/;
 
 /** A plain scalar's value under the YAML 1.2 core schema, as the `yaml` library resolves it. */
 function resolvePlain(s: string): unknown {
+  // Most scalars are words: one starting with a letter other than n, t, f (null, true, false in their three
+  // spellings) is a string, without trying the patterns below.
+  const c = s.charCodeAt(0) | 0x20;
+  if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
   if (NULL.test(s)) return null;
   if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
   if (INT.test(s)) return Number(s);
@@ -284,7 +288,8 @@ export function parseSimple(text: string): SimpleDoc[] {
     const text = row.trimStart();
     if (!text || text[0] === '#') continue;
     started = true;
-    current.push({ indent: row.length - text.length, text: text.trimEnd() });
+    const last = text.charCodeAt(text.length - 1);
+    current.push({ indent: row.length - text.length, text: last === 0x20 || last === 0x09 ? text.trimEnd() : text });
   }
   flush();
   return docs;
