@@ -76,7 +76,10 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     if (!byNaturalKey.has(list)) {
       byNaturalKey.set(list, list.then((all) => {
         const index = new Map<string, JsonObject>();
-        for (const r of all) if (!index.has(naturalKeyOf(k, r))) index.set(naturalKeyOf(k, r), r);
+        for (const r of all) {
+          const key = naturalKeyOf(k, r);
+          if (!index.has(key)) index.set(key, r);
+        }
         return index;
       }));
     }

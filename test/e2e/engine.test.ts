@@ -172,6 +172,19 @@ describe('fewer round trips', () => {
     expect(emu.stats.reads).toBe(4);
   });
 
+  it('documents a list cannot answer (gone from it) are still read one by one, after the list', async () => {
+    const offers = Array.from({ length: 30 }, (_, i) => ({ id: `o${i}`, project_id: 'p', name: `Offer ${i}` }));
+    emu = await emulator({ offers: offers.slice(0, 28) }, { maxPageSize: 10 });
+    const dir = testdir({ 'a.yaml': offers.map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: o.name } })) });
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').sort()).toEqual([
+      'Offer/o28: GET /monetization/offers/v1/o28: 404 not_found: Offer o28 not found',
+      'Offer/o29: GET /monetization/offers/v1/o29: 404 not_found: Offer o29 not found',
+    ]);
+    expect(emu.stats.reads).toBe(3 + 2);
+  });
+
   it('a few documents are read one by one', async () => {
     emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'A' }, { id: 'o2', project_id: 'p', name: 'B' }] });
     const dir = testdir({ 'a.yaml': [{ kind: 'Offer', name: 'a', id: 'o1', spec: { name: 'A' } }, { kind: 'Offer', name: 'b', id: 'o2', spec: { name: 'B' } }] });
