@@ -1,6 +1,7 @@
 // npm run bench: a configuration of N mixed documents against the emulator at 20 ms latency, concurrency 16:
 // plan, apply (1% changed), no-op plan; then a CPU-only plan at latency 0, and a naive one-at-a-time baseline.
-// Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs here.
+// Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
+// another (bench/emulator.mjs), as a server would.
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

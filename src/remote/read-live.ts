@@ -189,21 +189,20 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   // long run of them never holds up reading a reply or sending the next request.
   const slice = timeSlicer();
   const backlog = new Backlog<Observed>(onRead, slice);
+  const readAndQueue = async (d: Document) => {
+    if (stopped) return void notRead++;
+    await readOne(d);
+    backlog.push(observed.get(d.address)!);
+  };
   const answeredByList = (d: Document) => adoptedFromList.has(d.address) || listedById.has(`${d.kind} ${d.id ?? state.idOf(d.address)}`);
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
     const fromList = wave.filter(answeredByList);
     const network = fromList.length ? wave.filter((d) => !answeredByList(d)) : wave;
     await Promise.all([
-      mapPool(network, concurrency, async (d) => {
-        if (stopped) return void notRead++;
-        await readOne(d);
-        backlog.push(observed.get(d.address)!);
-      }),
+      mapPool(network, concurrency, readAndQueue),
       mapPool(fromList, concurrency, async (d) => {
         await slice();
-        if (stopped) return void notRead++;
-        await readOne(d);
-        backlog.push(observed.get(d.address)!);
+        await readAndQueue(d);
       }),
     ]);
   }

@@ -117,6 +117,21 @@ describe('reads', () => {
     expect(run.stderr).toMatch(/2[89] more documents were not read/);
   });
 
+  it('an answer cut off after its headers is retried, then reported as cut off', async () => {
+    let hits = 0;
+    const url = await misbehaving((req, res) => {
+      hits++;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"name":');
+      setTimeout(() => req.socket.destroy(), 5);
+    });
+    const dir = vodDir();
+    const run = await runCli(['plan', ...against(url, dir), '--retries', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/Vod\/v: GET \/streaming\/vods\/v1\/v1: connection_failed: the response was cut off/);
+    expect(hits).toBe(2);
+  });
+
   it('a 4xx other than 408/429 is not retried', async () => {
     let hits = 0;
     const url = await misbehaving((_, res) => { hits++; res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":"invalid_argument","message":"nope"}'); });
