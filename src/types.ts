@@ -15,6 +15,8 @@ export interface SourceDoc {
   /** where each value stands; for documents read by the fast reader, worked out when first needed (`locate`) */
   positions?: Map<string, Pos>;
   locate?: () => Map<string, Pos>;
+  /** its text holds no `${`: no variable to fill in, no reference (known for documents read by the fast reader) */
+  noPlaceholders?: boolean;
 }
 
 /** A validated document. */

@@ -18,6 +18,8 @@ const unsupported = (why: string): never => {
   throw new Unsupported(why);
 };
 
+/** Characters that cannot start a plain block mapping key. */
+const INDICATORS = '[{&*!|>%@`?#';
 const NULL = /^(?:~|null|Null|NULL)?$/;
 const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
 const INT = /^[-+]?[0-9]+$/;
@@ -86,10 +88,10 @@ function quoted(s: string, i: number): [string, number] {
   return unsupported('a quoted scalar over several lines');
 }
 
-/** Where a comment starts in a block-context text (` #` outside quotes), or the text's length. */
-function commentStart(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '#' && (i === 0 || s[i - 1] === ' ' || s[i - 1] === '\t')) return i;
+/** Where a comment starts in a block-context text from `from` on (`#` first or after a blank), or its length. */
+function commentStart(s: string, from = 0): number {
+  for (let i = s.indexOf('#', from); i >= 0; i = s.indexOf('#', i + 1)) {
+    if (i === from || s[i - 1] === ' ' || s[i - 1] === '\t') return i;
   }
   return s.length;
 }
@@ -119,10 +121,11 @@ class Reader {
       const [, end] = quoted(text, 0);
       return text[end] === ':' && (end + 1 === text.length || text[end + 1] === ' ') ? end : -1;
     }
-    if (/^[[{&*!|>%@`?#]/.test(text)) return -1;
-    const m = /:(?: |$)/.exec(text);
-    if (!m || commentStart(text) < m.index) return -1;
-    return m.index;
+    if (INDICATORS.includes(text[0])) return -1;
+    let colon = text.indexOf(':');
+    while (colon >= 0 && colon + 1 < text.length && text[colon + 1] !== ' ') colon = text.indexOf(':', colon + 1);
+    if (colon < 0 || commentStart(text) < colon) return -1;
+    return colon;
   }
 
   private mapping(indent: number): Record<string, unknown> {
@@ -137,7 +140,7 @@ class Reader {
       const key = rawKey[0] === '"' || rawKey[0] === "'" ? quoted(rawKey, 0)[0] : plainKey(rawKey.trimEnd());
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');
       const restStart = end + 1;
-      const rest = line.text.slice(restStart, restStart + commentStart(line.text.slice(restStart))).trim();
+      const rest = line.text.slice(restStart, commentStart(line.text, restStart)).trim();
       this.i++;
       if (rest) {
         out[key] = this.inline(line, line.text.indexOf(rest, restStart));
@@ -201,7 +204,7 @@ class Reader {
       return v;
     }
     if (/^[&*!|>%@`]/.test(c)) unsupported('an anchor, alias, tag or block scalar');
-    const raw = text.slice(offset, offset + commentStart(text.slice(offset))).trimEnd();
+    const raw = text.slice(offset, commentStart(text, offset)).trimEnd();
     if (/: |:$/.test(raw) || raw.startsWith('- ') || raw === '-') unsupported('an ambiguous plain scalar');
     return resolvePlain(raw);
   }
@@ -260,6 +263,8 @@ export interface SimpleDoc {
   /** 0-based position of the document in its file, as `yaml` counts them */
   index: number;
   value: unknown;
+  /** its text holds no `${` */
+  noPlaceholders: boolean;
 }
 
 /** The documents of a file, or Unsupported when it uses more of YAML than this reader knows. */
@@ -269,9 +274,11 @@ export function parseSimple(text: string): SimpleDoc[] {
   let current: Line[] = [];
   let index = 0;
   let started = false;
+  let placeholders = false;
   const flush = () => {
-    if (current.length) docs.push({ index, value: new Reader(current).document() });
+    if (current.length) docs.push({ index, value: new Reader(current).document(), noPlaceholders: !placeholders });
     current = [];
+    placeholders = false;
   };
   const rows = text.split('\n');
   for (let n = 0; n < rows.length; n++) {
@@ -288,6 +295,7 @@ export function parseSimple(text: string): SimpleDoc[] {
     const text = row.trimStart();
     if (!text || text[0] === '#') continue;
     started = true;
+    if (!placeholders && text.includes('${')) placeholders = true;
     const last = text.charCodeAt(text.length - 1);
     current.push({ indent: row.length - text.length, text: last === 0x20 || last === 0x09 ? text.trimEnd() : text });
   }

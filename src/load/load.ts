@@ -57,7 +57,7 @@ export function parseFile(text: string, file: string, issues: Issue[]): SourceDo
   };
   return simple
     .filter((d) => d.value !== null && d.value !== undefined)
-    .map((d) => ({ file, index: d.index, value: d.value, locate: () => positionsOfDoc(d.index) }));
+    .map((d) => ({ file, index: d.index, value: d.value, locate: () => positionsOfDoc(d.index), noPlaceholders: d.noPlaceholders }));
 }
 
 /** The full YAML parser: every feature, every error message. */

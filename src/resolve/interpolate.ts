@@ -56,7 +56,7 @@ export function interpolateSources(sources: SourceDoc[], ctx: VarContext): Issue
   const issues: Issue[] = [];
   for (const src of sources) {
     // Most documents hold no `${`; the native serializer finds that faster than a walk that rebuilds the tree.
-    if (!JSON.stringify(src.value).includes('${')) continue;
+    if (src.noPlaceholders || !JSON.stringify(src.value).includes('${')) continue;
     src.value = walk(src.value, '', ctx, (pointer, message) => {
       issues.push({ file: src.file, pos: nearestPos(src, pointer), pointer, message, severity: 'error' });
     });

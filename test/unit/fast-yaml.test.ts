@@ -66,6 +66,15 @@ describe('fast YAML reader', () => {
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
   ])('refuses %s', (_, text) => expect(bothWays(text)).toBe('refused'));
 
+  it.each([
+    ['kind: Vod\nname: a\nspec:\n  name: plain\n', [true]],
+    ['kind: Vod\nname: a\nspec:\n  name: ${var.label}\n', [false]],
+    ['a: 1\n---\nb: "${Vod/x.id}"\n---\nc: 3 # ${not.this}\n', [true, false, false]],
+    ['# ${only a comment}\na: 1\n', [true]],
+  ])('tells which documents hold no ${ (variables and references are looked for only in the others): %j', (text, expected) => {
+    expect(parseSimple(text).map((d) => d.noPlaceholders)).toEqual(expected);
+  });
+
   it('agrees on 300 generated documents', () => {
     const random = seededRandom(5);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
