@@ -38,7 +38,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * Every caller shares one pause and one budget: sixteen workers resuming in the same turn must not each take a
  * slice of their own.
  */
-export function timeSlicer(sliceMs = 2): () => Promise<void> | undefined {
+export function timeSlicer(sliceMs = 1): () => Promise<void> | undefined {
   let since = performance.now();
   let pause: Promise<void> | undefined;
   const wait = async () => {
