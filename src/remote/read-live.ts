@@ -160,8 +160,9 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   // other documents' GETs go out. A list that fails (a platform without it) means those are read one by one.
   // Documents found by natural key (no id yet) are always answered by their list, so it is fetched at once too.
   const listedById = new Map<string, Promise<Map<string, JsonObject>>>();
-  const adoptedFromList = new Set<string>();
-  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string>; natural: Document[] }>();
+  /** addresses of the documents a list answers */
+  const answered = new Set<string>();
+  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string>; withId: Document[]; natural: Document[] }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
     const id = doc.id ?? state.idOf(doc.address);
@@ -169,14 +170,18 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     const scope = Object.fromEntries(k.list.scope.map((f) => [f, doc.spec[f] ?? null])) as JsonObject;
     if (Object.values(scope).some((v) => typeof v !== 'string' || hasReference(v))) continue;
     const key = `${k.kind} ${JSON.stringify(scope)}`;
-    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set(), natural: [] });
-    if (id) groups.get(key)!.ids.add(id);
-    else groups.get(key)!.natural.push(doc);
+    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set(), withId: [], natural: [] });
+    const g = groups.get(key)!;
+    if (id) {
+      g.ids.add(id);
+      g.withId.push(doc);
+    } else g.natural.push(doc);
   }
   for (const g of groups.values()) {
     if (g.natural.length) void listed(g.k, g.scope).catch(() => []);
-    for (const d of g.natural) adoptedFromList.add(d.address);
+    for (const d of g.natural) answered.add(d.address);
     if (g.ids.size < LIST_READ_MIN) continue;
+    for (const d of g.withId) answered.add(d.address);
     const found = listed(g.k, g.scope).then(
       (items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [`${g.k.kind} ${String(r.id)}`, r])),
       () => new Map<string, JsonObject>(),
@@ -194,10 +199,10 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     await readOne(d);
     backlog.push(observed.get(d.address)!);
   };
-  const answeredByList = (d: Document) => adoptedFromList.has(d.address) || listedById.has(`${d.kind} ${d.id ?? state.idOf(d.address)}`);
   for (const wave of waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? [])) {
-    const fromList = wave.filter(answeredByList);
-    const network = fromList.length ? wave.filter((d) => !answeredByList(d)) : wave;
+    const fromList: Document[] = [];
+    const network: Document[] = [];
+    for (const d of wave) (answered.has(d.address) ? fromList : network).push(d);
     await Promise.all([
       mapPool(network, concurrency, readAndQueue),
       mapPool(fromList, concurrency, async (d) => {
