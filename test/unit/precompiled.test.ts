@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { allSchemas } from '../../src/schema/model.js';
 import { precompiledModule } from '../../src/validate/precompile.js';
-import { loadPrecompiled, newAjv } from '../../src/validate/schema.js';
+import type { ErrorObject } from 'ajv';
+import { describe as describeError, loadPrecompiled, newAjv } from '../../src/validate/schema.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // Inside the repository, so the generated code's require('ajv/dist/runtime/...') resolves as it does from dist/.
@@ -50,9 +51,10 @@ describe('precompiled validators', () => {
   });
 
   it('give the same verdict and the same errors as compiling at run time, document by document', () => {
-    const view = (v: { errors?: unknown[] | null }) => (v.errors ?? []).map((e) => {
-      const { instancePath, keyword, params, message } = e as Record<string, unknown>;
-      return { instancePath, keyword, params, message };
+    // What ajv says, and what the user reads of it (describe uses the failing schema: x-message, did-you-mean).
+    const view = (v: { errors?: ErrorObject[] | null }) => (v.errors ?? []).map((e) => {
+      const { instancePath, keyword, params, message } = e;
+      return { instancePath, keyword, params, message, said: describeError(e) };
     });
     let invalid = 0;
     for (const { schema, doc } of docs) {
