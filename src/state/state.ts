@@ -23,7 +23,12 @@ export interface StateData {
 }
 
 export class State {
-  private constructor(readonly file: string, readonly data: StateData) {}
+  /** the same entries as data.resources, for lookups: a plan asks for every document's entry several times */
+  private readonly byAddress: Map<string, StateEntry>;
+
+  private constructor(readonly file: string, readonly data: StateData) {
+    this.byAddress = new Map(Object.entries(data.resources));
+  }
 
   static load(file: string): State {
     if (!existsSync(file)) return new State(file, { format_version: STATE_FORMAT, resources: {} });
@@ -41,11 +46,12 @@ export class State {
   }
 
   idOf(address: string): string | undefined {
-    return this.data.resources[address]?.id;
+    return this.byAddress.get(address)?.id;
   }
 
   set(address: string, entry: StateEntry): void {
     this.data.resources[address] = entry;
+    this.byAddress.set(address, entry);
   }
 
   /** Every id the state knows: resources that are already someone's, never adopted for another address. */
@@ -54,11 +60,11 @@ export class State {
   }
 
   entry(address: string): StateEntry | undefined {
-    return this.data.resources[address];
+    return this.byAddress.get(address);
   }
 
   forget(address: string): boolean {
-    const had = address in this.data.resources;
+    const had = this.byAddress.delete(address);
     delete this.data.resources[address];
     return had;
   }
