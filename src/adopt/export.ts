@@ -4,7 +4,7 @@
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { readPath } from '../kinds/paths.js';
-import { listAll } from '../remote/list.js';
+import { listAll, unwrap } from '../remote/list.js';
 import type { Field } from '../schema/model.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
@@ -65,7 +65,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     const k = registry.get(t.kind)!;
     const key = k.keyField ? t.id : undefined;
     const { body } = await client.call('GET', readPath(k, { id: t.id, key, spec: {} }));
-    const resource = (k.read.wrapper ? body[k.read.wrapper] : { ...body, [k.keyField!]: t.id }) as JsonObject;
+    const resource = unwrap(k, body, t.id);
     found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
   });
   for (const k of registry.kinds.filter((x) => x.list)) {

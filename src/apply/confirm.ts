@@ -5,7 +5,7 @@ import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
-import { unwrap } from '../remote/read-live.js';
+import { unwrap } from '../remote/list.js';
 import type { Change } from '../types.js';
 
 /** The fields the write set, as [path, value]: the masked paths of a PATCH, the top-level fields of a replace. */

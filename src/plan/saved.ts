@@ -5,8 +5,7 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
-import { listAll, naturalKeyOf } from '../remote/list.js';
-import { unwrap } from '../remote/read-live.js';
+import { listAll, naturalKeyOf, unwrap } from '../remote/list.js';
 import type { Change, Document, Plan } from '../types.js';
 import { mapPool } from '../util/pool.js';
 import { configurationHash, fingerprint } from './fingerprint.js';
@@ -32,8 +31,7 @@ async function fingerprintNow(k: KindDef, c: Change, client: Client): Promise<st
   if (c.action === 'update') {
     try {
       const { body } = await client.call('GET', c.read!.path);
-      const live = unwrap(k, body);
-      return fingerprint(k, k.keyField ? { ...live, [k.keyField]: c.id! } : live);
+      return fingerprint(k, unwrap(k, body, c.id));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) return fingerprint(k, k.read.notFound === 'empty' && k.keyField ? { [k.keyField]: c.id! } : null);
       throw e;

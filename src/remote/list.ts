@@ -5,6 +5,16 @@ import { isObject, normalize, stableStringify, type JsonObject } from '../schema
 import type { Client } from './client.js';
 
 /**
+ * The resource a read answered, taken out of its wrapper. With `key`, a key kind's resource gets its key back: the
+ * API answers a policy or an action configuration without the key it was read by.
+ */
+export function unwrap(k: KindDef, body: JsonObject, key?: string): JsonObject {
+  const r = k.read.wrapper ? body[k.read.wrapper] : body;
+  const resource = isObject(r) ? r : {};
+  return key !== undefined && k.keyField ? { ...resource, [k.keyField]: key } : resource;
+}
+
+/**
  * Every live resource of a kind's list, through all its pages (the live API caps pages small, so this follows
  * next_page_token until it is empty). `scope` holds the values of the list's scope fields (project_id).
  */

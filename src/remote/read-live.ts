@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { readPath } from '../kinds/paths.js';
-import { listAll, naturalKeyOf } from './list.js';
+import { listAll, naturalKeyOf, unwrap } from './list.js';
 import { findCreated, recoverable } from './recover.js';
 import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
@@ -44,11 +44,6 @@ function substitute(v: JsonObject, original: JsonObject, mark: string): JsonObje
     else out[k] = x;
   }
   return out;
-}
-
-export function unwrap(k: KindDef, body: JsonObject): JsonObject {
-  const r = k.read.wrapper ? body[k.read.wrapper] : body;
-  return isObject(r) ? r : {};
 }
 
 export async function readLive(docs: Document[], registry: Registry, client: Client, state: State, concurrency: number, onRead: (o: Observed) => void = () => {}) {

@@ -6,7 +6,7 @@ import { readPath } from '../kinds/paths.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from './client.js';
-import { listAll } from './list.js';
+import { listAll, unwrap } from './list.js';
 
 export interface CreateIntent {
   /** managed path -> normalised value, as the create carried them */
@@ -31,7 +31,7 @@ export async function findCreated(client: Client, k: KindDef, intent: CreateInte
   if (intent.source) {
     // A duplicate lives in its source's project, and its `%@` strings hold the source's values.
     const { body } = await client.call('GET', readPath(k, { id: intent.source, spec: {} }));
-    const source = (k.read.wrapper ? body[k.read.wrapper] : body) as JsonObject;
+    const source = unwrap(k, body);
     scope = Object.fromEntries(k.list!.scope.map((f) => [f, source[f] ?? null]));
     expected = Object.fromEntries(Object.entries(intent.managed).map(([p, v]) => {
       const original = valueAt(source, p);
