@@ -2,7 +2,7 @@
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
-import { fillReferences } from '../resolve/refs.js';
+import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { maybeApplied, type Client, type Response } from '../remote/client.js';
@@ -114,7 +114,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
       try {
         const path = fillReferences(c.request!.path, idOf);
         const body = fillReferences(c.request!.body, idOf);
-        const unresolved = /\$\{[A-Za-z]+\/[^}]+\.id\}/.exec(`${path} ${JSON.stringify(body ?? {})}`);
+        const unresolved = UNRESOLVED.exec(`${path} ${JSON.stringify(body ?? {})}`);
         if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
         const res = await send(c, path, body);
         const wrapper = c.action === 'create' ? k.create?.wrapper : k.read.wrapper;

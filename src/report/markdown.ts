@@ -2,22 +2,22 @@
 // collapsible sections. Size-aware: GitHub refuses comments over 65,536 characters, so past a budget the details
 // (and then table rows) are cut with a note saying so, instead of the comment failing to post.
 import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
+import { UNRESOLVED } from '../resolve/refs.js';
 import { summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const REF = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
 const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', noop: '' };
 
-/** A value in a table cell: JSON, shortened, with pipes and backticks made safe. */
+/** Code in a table cell, with pipes and backticks made safe. */
+const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+
+/** A value in a table cell: JSON, shortened, as code. */
 function cell(v: unknown): string {
   if (v === undefined) return '_unset_';
-  let text = JSON.stringify(v);
-  if (REF.test(text)) return '_known after apply_';
-  if (text.length > 200) text = `${text.slice(0, 197)}...`;
-  return `\`${text.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+  const text = JSON.stringify(v);
+  if (UNRESOLVED.test(text)) return '_known after apply_';
+  return code(text.length > 200 ? `${text.slice(0, 197)}...` : text);
 }
-
-const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 
 function diffTable(entries: DiffEntry[], before: string | undefined, after: string): string[] {
   if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.after)} |`)];

@@ -2,14 +2,13 @@
 // managed, writable fields, and the token is never part of anything rendered).
 import { createRequire } from 'node:module';
 import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
+import { UNRESOLVED } from '../resolve/refs.js';
 import { noStyle, type Style } from './style.js';
 
 // fast-json-patch is CommonJS; its `compare` gives the element-level changes inside an array or map that is
 // replaced whole, so a long `offer_prices` change reads as the two numbers that moved, not two walls of JSON.
 const { compare } = createRequire(import.meta.url)('fast-json-patch') as { compare(a: object, b: object): Array<{ op: string; path: string; value?: unknown }> };
 const MAX_INNER = 8;
-
-const REF = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
 
 export function formatIssue(i: Issue): string {
   const where = i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file;
@@ -19,7 +18,7 @@ export function formatIssue(i: Issue): string {
 export function show(v: unknown): string {
   if (v === undefined) return '(unset)';
   const text = JSON.stringify(v);
-  if (REF.test(text)) return '(known after apply)';
+  if (UNRESOLVED.test(text)) return '(known after apply)';
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 

@@ -6,6 +6,8 @@ import { findCycle } from '../util/graph.js';
 import { nearestPos } from '../validate/validate.js';
 
 const REF = /\$\{([A-Za-z]+\/[^}.]+)\.id\}/g;
+/** A `${Kind/name.id}` still in a text: its id was not known when the text was made (shown as known after apply). */
+export const UNRESOLVED = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
 
 export interface RefSite {
   pointer: string;
