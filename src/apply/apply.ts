@@ -1,5 +1,6 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
@@ -64,7 +65,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const found = await findCreated(client, k, intent, state.claimedIds()).catch(() => undefined);
         if (found) return { status: 200, body: { [k.create!.wrapper]: found } };
         if (!recoverable(k) || attempt >= client.opts.maxAttempts) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * client.opts.backoffMs * 2 ** attempt));
+        await sleep(Math.random() * client.opts.backoffMs * 2 ** attempt);
       }
     }
   };

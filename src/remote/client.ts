@@ -1,6 +1,7 @@
 // The only HTTP client: undici over a keep-alive pool, bearer auth, timeouts, retries with backoff and jitter for
 // calls that are safe to repeat, and JSON errors turned into ApiError. The token never appears in any message.
 import type { IncomingHttpHeaders } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
 import { isObject, type JsonObject } from '../schema/values.js';
@@ -38,7 +39,6 @@ interface Reply {
 
 const RETRY_STATUS = new Set([408, 429, 502, 503, 504]);
 const IDEMPOTENT = new Set(['GET', 'PUT', 'PATCH']);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** loopback hosts may use plain http; anything else must be https unless the user insists. */
 export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: string) => void): URL {
@@ -83,7 +83,6 @@ export class Client {
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
     const started = Date.now();
-    const retryable = idempotent;
     for (let attempt = 1; ; attempt++) {
       let outcome: Response | ApiError;
       try {
@@ -96,7 +95,7 @@ export class Client {
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
       const wait = retryAfter ?? Math.random() * this.opts.backoffMs * 2 ** (attempt - 1);
       // A 429 was refused before any processing, so even a create may be sent again.
-      const repeatable = retryable || outcome.status === 429;
+      const repeatable = idempotent || outcome.status === 429;
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;
       this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
       await sleep(wait);

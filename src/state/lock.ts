@@ -3,6 +3,7 @@
 // a process that died on this same host is taken over; one held on another host never is.
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 
@@ -11,8 +12,6 @@ export interface LockHolder {
   pid: number;
   since: string;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {
