@@ -18,8 +18,12 @@ export function fingerprint(k: KindDef, live: JsonObject | null): string {
   return sha(stableStringify([normalize(model, writableOnly(model, live)) ?? null, carried])).slice(0, 32);
 }
 
-/** One document's share of the configuration hash (computed while reading, when the CPU is idle anyway). */
-export const configurationPart = (d: Document) => stableStringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]);
+/**
+ * One document's share of the configuration hash (computed while reading, when the CPU is idle anyway). Keys in
+ * the order the files wrote them: keys moved around in a file make a saved plan stale (the safe side), and the
+ * native JSON.stringify costs a tenth of the sorting one in garbage and time.
+ */
+export const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]);
 
 /** The configuration as planned: every document after variables were filled in. `parts`: shares already made. */
 export function configurationHash(docs: Document[], parts?: Map<string, string>): string {

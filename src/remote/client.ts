@@ -63,6 +63,8 @@ export class Client {
   private readonly origin: string;
   private readonly prefix: string;
   readonly counts = { reads: 0, writes: 0 };
+  /** when the last answer arrived (performance.now()): work done alongside reading waits for a quiet spell */
+  lastReplyAt = -Infinity;
 
   constructor(readonly opts: ClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -164,7 +166,10 @@ export class Client {
         onResponseData: (_c, chunk) => {
           chunks.push(chunk);
         },
-        onResponseEnd: () => resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') }),
+        onResponseEnd: () => {
+          this.lastReplyAt = performance.now();
+          resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
+        },
         onResponseError: (_c, err) => reject(Object.assign(err, { afterHeaders: status !== 0 })),
       });
     });

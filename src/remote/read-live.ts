@@ -177,17 +177,18 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     for (const d of g.natural) answered.add(d.address);
     if (g.ids.size < LIST_READ_MIN) continue;
     for (const d of g.withId) answered.add(d.address);
-    const found = listed(g.k, g.scope).then(
-      (items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [`${g.k.kind} ${String(r.id)}`, r])),
-      () => new Map<string, JsonObject>(),
-    );
+    const found = listed(g.k, g.scope).then((items) => {
+      const byId = new Map<string, JsonObject>();
+      for (const r of items) if (g.ids.has(String(r.id))) byId.set(`${g.k.kind} ${String(r.id)}`, r);
+      return byId;
+    }, () => new Map<string, JsonObject>());
     for (const id of g.ids) listedById.set(`${g.k.kind} ${id}`, found);
   }
 
   // Two lanes per wave: documents that need a GET keep `concurrency` requests on the wire; documents answered by a
   // list are pure computation, done in time slices between network events, as are the diffs (`onRead`), so a
   // long run of them never holds up reading a reply or sending the next request.
-  const slice = timeSlicer();
+  const slice = timeSlicer({ lastReply: () => client.lastReplyAt });
   const backlog = new Backlog<Observed>(onRead, slice);
   const readAndQueue = async (d: Document) => {
     if (stopped) return void notRead++;

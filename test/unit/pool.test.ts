@@ -1,5 +1,5 @@
 // The scheduling helpers the reads rely on: bounded concurrency, time slices shared by all workers, the backlog.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Backlog, mapPool, timeSlicer } from '../../src/util/pool.js';
 
 const busy = (ms: number) => {
@@ -25,7 +25,7 @@ describe('mapPool', () => {
 
 describe('timeSlicer', () => {
   it('costs nothing within the slice, then pauses for a turn of the event loop', async () => {
-    const slice = timeSlicer(5);
+    const slice = timeSlicer({ sliceMs: 5 });
     expect(slice()).toBeUndefined();
     busy(6);
     let ranBetween = false;
@@ -38,7 +38,7 @@ describe('timeSlicer', () => {
   });
 
   it('lets sixteen workers share one slice per turn instead of taking one each', async () => {
-    const slice = timeSlicer(2);
+    const slice = timeSlicer({ sliceMs: 2 });
     const turnOfItem: number[] = [];
     let turns = 0;
     let counting = true;
@@ -58,6 +58,52 @@ describe('timeSlicer', () => {
     const perTurn = Object.values(turnOfItem.reduce<Record<number, number>>((acc, t) => ({ ...acc, [t]: (acc[t] ?? 0) + 1 }), {}));
     expect(Math.max(...perTurn)).toBeLessThanOrEqual(60);
     expect(perTurn.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('timeSlicer, with replies coming in', () => {
+  // Replies arrive every millisecond for `ms`; returns when the last one came.
+  const replies = (ms: number, onReply: (at: number) => void) => new Promise<number>((resolve) => {
+    const until = performance.now() + ms;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      onReply(now);
+      if (now >= until) {
+        clearInterval(timer);
+        resolve(now);
+      }
+    }, 1);
+  });
+
+  it('goes on only after a quiet spell, sleeping on a timer instead of spinning the event loop', async () => {
+    let last = performance.now();
+    const slice = timeSlicer({ sliceMs: 1, lastReply: () => last, quietMs: 4, maxWaitMs: 200 });
+    busy(2);
+    last = performance.now();
+    const lastReply = replies(30, (at) => { last = at; });
+    const immediates = vi.spyOn(globalThis, 'setImmediate');
+    await slice();
+    const resumed = performance.now();
+    const turns = immediates.mock.calls.length;
+    immediates.mockRestore();
+    expect(resumed - (await lastReply)).toBeGreaterThanOrEqual(4);
+    // One turn to read what is there, then timers; spinning would take thousands of turns in 30 ms.
+    expect(turns).toBeLessThan(5);
+  });
+
+  it('never waits longer than maxWaitMs when the replies do not stop', async () => {
+    let last = performance.now();
+    const slice = timeSlicer({ sliceMs: 1, lastReply: () => last, quietMs: 5, maxWaitMs: 20 });
+    busy(2);
+    last = performance.now();
+    let stop = false;
+    const timer = setInterval(() => { last = performance.now(); if (stop) clearInterval(timer); }, 1);
+    const from = performance.now();
+    await slice();
+    const waited = performance.now() - from;
+    stop = true;
+    expect(waited).toBeGreaterThanOrEqual(19);
+    expect(waited).toBeLessThan(200);
   });
 });
 
