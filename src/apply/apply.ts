@@ -6,7 +6,7 @@ import type { Registry } from '../kinds/registry.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
-import { maybeApplied, type Client, type Response } from '../remote/client.js';
+import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
 import { findCreated, recoverable } from '../remote/recover.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
@@ -65,7 +65,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const found = await findCreated(client, k, intent, state.claimedIds()).catch(() => undefined);
         if (found) return { status: 200, body: { [k.create!.wrapper]: found } };
         if (!recoverable(k) || attempt >= client.opts.maxAttempts) throw e;
-        await sleep(Math.random() * client.opts.backoffMs * 2 ** attempt);
+        await sleep(backoff(client.opts, attempt));
       }
     }
   };

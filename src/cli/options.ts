@@ -8,7 +8,7 @@ import { withOverrides, type Registry } from '../kinds/registry.js';
 import { MAX_ALIAS_COUNT } from '../load/load.js';
 import { loadProject, type Project } from '../project/project.js';
 import { isObject } from '../schema/values.js';
-import { formatIssue } from '../report/text.js';
+import { reportIssues } from '../report/text.js';
 import type { Io } from './io.js';
 
 export interface CommonFlags {
@@ -107,7 +107,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
   const dir = resolve(io.cwd, dirArg ?? '.');
   const { project, issues } = loadProject(dir, io.cwd);
   if (issues.length) {
-    for (const i of issues) io.err(`${formatIssue(i)}\n`);
+    reportIssues(issues, (t) => io.err(t));
     throw new Reported();
   }
   const envName = f.env ?? io.env.TAPEDECK_ENV ?? 'default';

@@ -8,10 +8,10 @@ import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js'
 import { readLive } from '../remote/read-live.js';
 import { interpolateSources } from '../resolve/interpolate.js';
 import { checkReferences, dependencyGraph } from '../resolve/refs.js';
-import { formatIssue } from '../report/text.js';
+import { reportIssues } from '../report/text.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
-import type { Change, Document, Issue, Plan } from '../types.js';
+import type { Change, Document, Plan } from '../types.js';
 import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -23,7 +23,7 @@ export function loadDocuments(opts: RunOptions, io: Io): Document[] {
   const { docs, issues: more } = validateDocuments(sources, registry);
   issues.push(...more);
   if (!issues.some((i) => i.severity === 'error')) issues.push(...checkReferences(docs));
-  report(issues, io);
+  reportIssues(issues, (t) => io.err(t));
   if (issues.some((i) => i.severity === 'error')) {
     const n = issues.filter((i) => i.severity === 'error').length;
     io.err(`${n} error${n === 1 ? '' : 's'}; nothing was sent.\n`);
@@ -31,11 +31,6 @@ export function loadDocuments(opts: RunOptions, io: Io): Document[] {
   }
   if (!sources.length) throw new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
   return docs;
-}
-
-function report(issues: Issue[], io: Io): void {
-  const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.pos?.line ?? 0) - (b.pos?.line ?? 0)));
-  for (const i of sorted) io.err(`${formatIssue(i)}\n`);
 }
 
 export function makeClient(opts: RunOptions, io: Io): Client {

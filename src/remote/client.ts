@@ -23,6 +23,9 @@ export interface ClientOptions {
 
 export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200 };
 
+/** How long to wait before attempt `attempt + 1`: exponential, with full jitter so retries do not come in step. */
+export const backoff = (opts: Pick<ClientOptions, 'backoffMs'>, attempt: number) => Math.random() * opts.backoffMs * 2 ** (attempt - 1);
+
 /** A failure after which a write may or may not have taken effect: no answer, or a server-side error. */
 export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.status === 0 || e.status >= 500);
 
@@ -95,7 +98,7 @@ export class Client {
       if (!(outcome instanceof ApiError)) return outcome;
       const transient = outcome.status === 0 || RETRY_STATUS.has(outcome.status);
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
-      const wait = retryAfter ?? Math.random() * this.opts.backoffMs * 2 ** (attempt - 1);
+      const wait = retryAfter ?? backoff(this.opts, attempt);
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;

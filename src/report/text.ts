@@ -15,6 +15,12 @@ export function formatIssue(i: Issue): string {
   return `${where}: ${i.severity === 'warning' ? 'warning: ' : ''}${i.message}`;
 }
 
+/** Problems found in the input, one per line, by file and line. */
+export function reportIssues(issues: Issue[], err: (text: string) => void): void {
+  const sorted = [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : (a.pos?.line ?? 0) - (b.pos?.line ?? 0)));
+  for (const i of sorted) err(`${formatIssue(i)}\n`);
+}
+
 export function show(v: unknown): string {
   if (v === undefined) return '(unset)';
   const text = JSON.stringify(v);
