@@ -66,6 +66,8 @@ export class Client {
   private readonly origin: string;
   private readonly prefix: string;
   readonly counts = { reads: 0, writes: 0 };
+  /** built once: a plan sends thousands of requests with the same headers */
+  private readonly headers: { read: Record<string, string>; write: Record<string, string> };
   /** when the last answer arrived (performance.now()): work done alongside reading waits for a quiet spell */
   lastReplyAt = -Infinity;
 
@@ -75,6 +77,8 @@ export class Client {
     this.prefix = url.pathname.replace(/\/$/, '');
     // One pool for the one origin: requests name only their path, and can never reach another host.
     this.pool = new Pool(this.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
+    const read = { authorization: `Bearer ${opts.token}`, accept: 'application/json' };
+    this.headers = { read, write: { ...read, 'content-type': 'application/json' } };
   }
 
   async close(): Promise<void> {
@@ -152,11 +156,7 @@ export class Client {
       this.pool.dispatch({
         path: `${this.prefix}${path}`,
         method: method as Dispatcher.HttpMethod,
-        headers: {
-          authorization: `Bearer ${this.opts.token}`,
-          accept: 'application/json',
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
+        headers: body ? this.headers.write : this.headers.read,
         body: body ? JSON.stringify(body) : undefined,
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,

@@ -52,8 +52,9 @@ export interface SliceOptions {
  * replies already on the wire are read (and the next requests sent), and then, while replies are still coming
  * in, on a timer until a quiet spell. A platform answers in bursts (many replies within a millisecond, then
  * nothing for several): work done in the middle of a burst holds up the rest of it and every request those
- * replies would send next, while the same work in the quiet after it costs the reading nothing (measured: a
- * slice after each turn cost half its CPU time in wall time, a slice after the quiet none).
+ * replies would send next, while the same work in the quiet after it costs the reading next to nothing (measured
+ * on a loop of 3,760 GETs with 0.15 ms of work per reply: slices after each turn cost about half that CPU time in
+ * wall time, slices after a quiet spell no measurable time).
  * Every caller shares one pause and one budget: sixteen workers resuming in the same turn must not each take a
  * slice of their own.
  */
