@@ -162,10 +162,11 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     const k = registry.get(doc.kind)!;
     const id = doc.id ?? state.idOf(doc.address);
     if (!k.list || k.identity === 'key' || (!id && k.identity !== 'natural')) continue;
-    const scope = Object.fromEntries(k.list.scope.map((f) => [f, doc.spec[f] ?? null])) as JsonObject;
-    if (Object.values(scope).some((v) => typeof v !== 'string' || hasReference(v))) continue;
-    const key = `${k.kind} ${JSON.stringify(scope)}`;
-    if (!groups.has(key)) groups.set(key, { k, scope, ids: new Set(), withId: [], natural: [] });
+    const values = k.list.scope.map((f) => doc.spec[f]);
+    if (values.some((v) => typeof v !== 'string' || hasReference(v))) continue;
+    // The scope object is built once per group: this loop runs over every document before the first request.
+    const key = `${k.kind}\0${values.join('\0')}`;
+    if (!groups.has(key)) groups.set(key, { k, scope: Object.fromEntries(k.list.scope.map((f, i) => [f, values[i]])) as JsonObject, ids: new Set(), withId: [], natural: [] });
     const g = groups.get(key)!;
     if (id) {
       g.ids.add(id);

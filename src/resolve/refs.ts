@@ -87,4 +87,7 @@ export function fillReferences<T extends Json | undefined>(v: T, idOf: (address:
 }
 
 /** Whether a value still holds a reference that is not known yet. */
-export const hasReference = (v: unknown): boolean => JSON.stringify(v ?? null).includes('${') && new RegExp(REF.source).test(JSON.stringify(v));
+export const hasReference = (v: unknown): boolean => {
+  const text = typeof v === 'string' ? v : JSON.stringify(v ?? null);
+  return text.includes('${') && new RegExp(REF.source).test(text);
+};
