@@ -11,6 +11,7 @@ import type { Observed } from '../remote/read-live.js';
 import type { Change, Document, Plan, RequestSpec } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
+import { byAddress } from './order.js';
 
 export class PlanError extends Error {}
 
@@ -110,9 +111,16 @@ export function planOne(registry: Registry, graph: Map<string, string[]>, o: Obs
 /** `early`: changes already computed while reading (to overlap the diff with network waits). */
 export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}, early = new Map<string, Change>()): Plan {
   const graph = ctx.graph ?? dependencyGraph(docs);
+  // By kind level, then address: the documents sorted by address, dealt out to their level in one pass.
   const level = new Map(registry.names().map((kind) => [kind, registry.level(kind)]));
+  const byLevel = new Map<number, Document[]>();
+  for (const d of byAddress(docs)) {
+    const l = level.get(d.kind)!;
+    if (!byLevel.has(l)) byLevel.set(l, []);
+    byLevel.get(l)!.push(d);
+  }
   const ordered = waves(
-    [...docs].sort((a, b) => level.get(a.kind)! - level.get(b.kind)! || (a.address < b.address ? -1 : 1)),
+    [...byLevel].sort(([a], [b]) => a - b).flatMap(([, ds]) => ds),
     (d) => d.address, (d) => graph.get(d.address) ?? [],
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);

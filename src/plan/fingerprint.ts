@@ -4,6 +4,7 @@ import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, stableStringify, writableOnly, type JsonObject } from '../schema/values.js';
 import type { Document, DiffEntry } from '../types.js';
+import { byAddress } from './order.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -27,8 +28,7 @@ export const configurationPart = (d: Document) => JSON.stringify([d.address, d.i
 
 /** The configuration as planned: every document after variables were filled in. `parts`: shares already made. */
 export function configurationHash(docs: Document[], parts?: Map<string, string>): string {
-  const sorted = [...docs].sort((a, b) => (a.address < b.address ? -1 : 1));
-  return sha(`[${sorted.map((d) => parts?.get(d.address) ?? configurationPart(d)).join(',')}]`);
+  return sha(`[${byAddress(docs).map((d) => parts?.get(d.address) ?? configurationPart(d)).join(',')}]`);
 }
 
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */
