@@ -149,8 +149,23 @@ export function valueAt(v: Json | undefined, path: string): Json | undefined {
   return cur;
 }
 
+/** What a leaf reads as in that text: undefined (a key's too) and non-finite numbers read as null. */
+const asJsonLeaf = (v: unknown) => (v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? null : v);
+
+/**
+ * Equal as JSON texts with sorted keys would be (`stableStringify(a) === stableStringify(b)`), without building
+ * them: the diff compares every field of every document, and the texts were most of its garbage.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return stableStringify(a) === stableStringify(b);
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return asJsonLeaf(a) === asJsonLeaf(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => Object.hasOwn(y, k) && deepEqual(x[k], y[k]));
 }
 
 export function clone<T>(v: T): T {

@@ -1,7 +1,7 @@
 // Normalisation by meaning, as tables: what counts as unset, int64 and timestamp spellings, sets.
 import { describe, expect, it } from 'vitest';
 import { fieldAt, resourceModel } from '../../src/schema/model.js';
-import { canonicalTimestamp, normalize, zeroFill } from '../../src/schema/values.js';
+import { canonicalTimestamp, deepEqual, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
 import { diffSpec, leafPaths, overlay, pick } from '../../src/diff/diff.js';
 
 const offer = resourceModel('offer.schema.json');
@@ -95,5 +95,47 @@ describe('paths', async () => {
     ['/iam/auth/v1/policies/{key}', { key: 'a/../organization' }, '/iam/auth/v1/policies/a/%2E%2E/organization'],
   ])('%s with %j -> %s', (template, values, expected) => {
     expect(fillPath(template, { spec: {}, ...values })).toBe(expected);
+  });
+});
+
+describe('deepEqual means equal JSON texts with sorted keys', () => {
+  const sameText = (a: unknown, b: unknown) => stableStringify(a) === stableStringify(b);
+  it.each<[string, unknown, unknown, boolean]>([
+    ['same scalars', 'a', 'a', true],
+    ['number and its string', 1, '1', false],
+    ['unset and null', undefined, null, true],
+    ['NaN reads as null', NaN, null, true],
+    ['keys in another order', { a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }, true],
+    ['a key whose value is undefined reads as null', { a: 1, b: undefined }, { a: 1, b: null }, true],
+    ['and is not absent', { a: 1, b: undefined }, { a: 1 }, false],
+    ['null is not absent', { a: null }, {}, false],
+    ['the same number of keys, other names', { k: null }, { j: null }, false],
+    ['array order counts', [1, 2], [2, 1], false],
+    ['empty object and empty array', {}, [], false],
+    ['undefined in an array reads as null', [undefined], [null], true],
+    ['nested difference', { a: { b: { c: 1 } } }, { a: { b: { c: 2 } } }, false],
+  ])('%s', (_, a, b, equal) => {
+    expect(deepEqual(a, b)).toBe(equal);
+    expect(sameText(a, b)).toBe(equal);
+  });
+
+  it('agrees with comparing the texts on 5,000 random pairs of near-equal values', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const leaves = [null, undefined, 0, 1, '1', '', 'a', true, false, NaN];
+    const value = (depth: number): unknown => {
+      const r = random();
+      if (depth > 2 || r < 0.5) return leaves[Math.floor(random() * leaves.length)];
+      if (r < 0.75) return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 3) }, () => [['a', 'b', 'c'][Math.floor(random() * 3)], value(depth + 1)]));
+    };
+    let equalPairs = 0;
+    for (let i = 0; i < 5000; i++) {
+      const a = value(0);
+      const b = random() < 0.5 ? JSON.parse(JSON.stringify([a]))[0] : value(0);
+      expect(deepEqual(a, b)).toBe(sameText(a, b));
+      if (sameText(a, b)) equalPairs++;
+    }
+    expect(equalPairs).toBeGreaterThan(1000); // the table above is not all unequal pairs
   });
 });
