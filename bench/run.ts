@@ -1,5 +1,6 @@
 // npm run bench: a configuration of N mixed documents against the emulator at 20 ms latency, concurrency 16:
-// plan, apply (1% changed), no-op plan; then a CPU-only plan at latency 0, and a naive one-at-a-time baseline.
+// plan, a bare GET loop of as many requests (the transport reference), apply (1% changed), no-op plan; then a
+// CPU-only plan at latency 0, and a naive one-at-a-time baseline.
 // Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
 // another (bench/emulator.mjs), as a server would.
 import { fork, spawn } from 'node:child_process';
@@ -100,9 +101,10 @@ type Emulator = Awaited<ReturnType<typeof forkEmulator>>;
 
 interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: number }
 
-function run(cliArgs: string[]): Promise<Measured> {
+/** One cold process: a tapedeck command through bench/measure.mjs, or another script that reports the same way. */
+function run(cliArgs: string[], script = 'bench/measure.mjs'): Promise<Measured> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(root, 'bench/measure.mjs'), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(root, script), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => { err += c; });
     child.on('exit', () => {
@@ -115,9 +117,9 @@ function run(cliArgs: string[]): Promise<Measured> {
   });
 }
 
-async function step(name: string, emu: Emulator, latency: number, concurrency: number, cliArgs: string[]) {
+async function step(name: string, emu: Emulator, latency: number, concurrency: number, cliArgs: string[], script?: string) {
   const before = await emu.stats();
-  const m = await run([...cliArgs, '--base-url', emu.url, '--concurrency', String(concurrency)]);
+  const m = await run([...cliArgs, '--base-url', emu.url, '--concurrency', String(concurrency)], script);
   const after = await emu.stats();
   const reads = after.reads - before.reads;
   const writes = after.writes - before.writes;
@@ -132,12 +134,21 @@ async function main() {
   const dir = writeConfig(docs);
   const state = join(dir, 'bench.state.json');
   const seedText = JSON.stringify(seed);
+  // The documents read one GET each (kinds without a list), for the bare loop.
+  const pathsFile = join(dir, 'get-paths.json');
+  writeFileSync(pathsFile, JSON.stringify(Object.entries(seed).flatMap(([key, items]) => {
+    const k = builtinKinds.find((x) => x.seedKey === key)!;
+    return k.list ? [] : (items as { id: string }[]).map((item) => readPath(k, { id: item.id, spec: {} }));
+  })));
   log(`tapedeck benchmark: ${N} documents (${KINDS.length} kinds), 1% changed, latency ${LATENCY} ms, concurrency ${CONCURRENCY}\n\n`);
   log(`${'step'.padEnd(26)} ${'wall ms'.padStart(7)} ${'floor'.padStart(7)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(6)} ${'rss MB'.padStart(6)} ${'reads'.padStart(6)} ${'writes'.padStart(6)}\n`);
   const emu = await forkEmulator(seedText, dir, LATENCY);
   const rows = [];
   try {
-    rows.push(await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
+    const plan = await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]);
+    rows.push(plan);
+    // Right after the plan, on the same emulator: as many bare GETs as the plan sent requests.
+    rows.push(await step('bare GET loop (reference)', emu, LATENCY, CONCURRENCY, [pathsFile, String(plan.reads + plan.writes)], 'bench/bare-loop.mjs'));
     rows.push(await step('apply (1% changed)', emu, LATENCY, CONCURRENCY, ['apply', dir, '--state', state, '--yes']));
     rows.push(await step('no-op plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
   } finally {
@@ -161,7 +172,7 @@ async function main() {
     await slow.close();
   }
   const naiveMs = Math.round((naive.wall_ms / sampleSize) * N);
-  const [plan, apply, noop, cpuOnly] = rows;
+  const [plan, , apply, noop, cpuOnly] = rows;
   const changed = Math.round(N / 100);
   const targets = {
     // On the exact times, not the ratio as printed (rounded to two places, 1.204 would pass).
