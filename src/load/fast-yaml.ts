@@ -18,6 +18,9 @@ const unsupported = (why: string): never => {
   throw new Unsupported(why);
 };
 
+/** `- ...` or a lone `-`: a block sequence item (what /^-(?: |$)/ tests, without a regex per line). */
+const isItem = (t: string) => t.charCodeAt(0) === 0x2d && (t.length === 1 || t.charCodeAt(1) === 0x20);
+
 /** Characters that cannot start a plain block mapping key. */
 const INDICATORS = '[{&*!|>%@`?#';
 const NULL = /^(?:~|null|Null|NULL)?$/;
@@ -109,7 +112,7 @@ class Reader {
 
   private block(indent: number): unknown {
     const line = this.lines[this.i];
-    if (/^-(?: |$)/.test(line.text)) return this.sequence(indent);
+    if (isItem(line.text)) return this.sequence(indent);
     if (this.keyEnd(line.text) >= 0) return this.mapping(indent);
     this.i++;
     return this.inline(line, 0);
@@ -139,16 +142,17 @@ class Reader {
       const rawKey = line.text.slice(0, end);
       const key = rawKey[0] === '"' || rawKey[0] === "'" ? quoted(rawKey, 0)[0] : plainKey(rawKey.trimEnd());
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');
-      const restStart = end + 1;
-      const rest = line.text.slice(restStart, commentStart(line.text, restStart)).trim();
+      // The value starts at the first non-blank after the colon; a comment or nothing there means a block value.
+      let valueStart = end + 1;
+      while (line.text.charCodeAt(valueStart) === 0x20) valueStart++;
       this.i++;
-      if (rest) {
-        out[key] = this.inline(line, line.text.indexOf(rest, restStart));
+      if (valueStart < line.text.length && line.text[valueStart] !== '#') {
+        out[key] = this.inline(line, valueStart);
         continue;
       }
       const next = this.lines[this.i];
       if (next && next.indent > indent) out[key] = this.block(next.indent);
-      else if (next && next.indent === indent && /^-(?: |$)/.test(next.text)) out[key] = this.sequence(indent);
+      else if (next && next.indent === indent && isItem(next.text)) out[key] = this.sequence(indent);
       else out[key] = null;
     }
     return out;
@@ -158,7 +162,7 @@ class Reader {
     const out: unknown[] = [];
     while (this.i < this.lines.length) {
       const line = this.lines[this.i];
-      if (line.indent !== indent || !/^-(?: |$)/.test(line.text)) {
+      if (line.indent !== indent || !isItem(line.text)) {
         if (line.indent > indent) unsupported('unexpected indentation');
         break;
       }
@@ -174,7 +178,7 @@ class Reader {
         continue;
       }
       // `- key: value` or `- - item`: the item is a block node starting at its content's column.
-      if (/^-(?: |$)/.test(content) || this.keyEnd(content) >= 0) {
+      if (isItem(content) || this.keyEnd(content) >= 0) {
         this.lines[this.i] = { indent: line.indent + off, text: content };
         out.push(this.block(line.indent + off));
         continue;
@@ -203,9 +207,9 @@ class Reader {
       if (after && after[0] !== '#') unsupported('text after a quoted scalar');
       return v;
     }
-    if (/^[&*!|>%@`]/.test(c)) unsupported('an anchor, alias, tag or block scalar');
+    if ('&*!|>%@`'.includes(c)) unsupported('an anchor, alias, tag or block scalar');
     const raw = text.slice(offset, commentStart(text, offset)).trimEnd();
-    if (/: |:$/.test(raw) || raw.startsWith('- ') || raw === '-') unsupported('an ambiguous plain scalar');
+    if (raw.includes(': ') || raw.endsWith(':') || raw.startsWith('- ') || raw === '-') unsupported('an ambiguous plain scalar');
     return resolvePlain(raw);
   }
 
@@ -283,7 +287,7 @@ export function parseSimple(text: string): SimpleDoc[] {
   const rows = text.split('\n');
   for (let n = 0; n < rows.length; n++) {
     const row = rows[n];
-    if (/^---(?:\s|$)/.test(row)) {
+    if (row.charCodeAt(0) === 0x2d && /^---(?:\s|$)/.test(row)) {
       if (row.slice(3).trim() && !row.slice(3).trim().startsWith('#')) unsupported('content after ---');
       if (started) {
         flush();
