@@ -1,6 +1,7 @@
 // The benchmark's emulator, in a process of its own (bench/run.ts forks it): a server does not share its heap or
 // its thread with the client that measures it. Talks to the parent over IPC: {url} once started; on {stats} it
-// answers its request counts, on {latency} it changes the latency, on {warmUp} it reads itself without latency.
+// answers its request counts, on {latency} it changes the latency (it starts without, for the warm-up), on {close}
+// it stops.
 import { readFileSync } from 'node:fs';
 import { startEmulator } from '../dist/emulator/server.js';
 

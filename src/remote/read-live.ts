@@ -93,7 +93,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
         const key = String(desired[k.keyField!]);
         if (hasReference(key)) return void (o.live = { [k.keyField!]: key }); // its target is created in this apply
         // A key kind's id is its key; a resource never set (a policy) reads as an empty one.
-        o.live = { ...(await get(k, { key, spec: desired }, true)), [k.keyField!]: key };
+        o.live = (await get(k, { key, spec: desired }, true)) ?? { [k.keyField!]: key };
         o.id = key;
         ids.set(doc.address, key);
         return;
@@ -140,11 +140,12 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     }
   };
 
-  /** The resource, or null when it does not exist and `missingOk` (a deleted or never-set resource). */
+  /** The resource (a key kind's with its key), or null when it does not exist and `missingOk` (a deleted or
+   *  never-set resource). */
   const get = async (k: KindDef, v: { id?: string; key?: string; spec: JsonObject }, missingOk: boolean) => {
     try {
       const { body } = await client.call('GET', readPath(k, v));
-      return unwrap(k, body);
+      return unwrap(k, body, v.key);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404 && (missingOk || k.read.notFound === 'empty')) return null;
       throw e;
