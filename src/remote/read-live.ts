@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { readPath } from '../kinds/paths.js';
-import { listAll, naturalKeyOf, unwrap } from './list.js';
+import { listAll, listSome, naturalKeyOf, unwrap } from './list.js';
 import { findCreated, recoverable } from './recover.js';
 import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
@@ -102,7 +102,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
       const id = doc.id ?? fromState;
       if (id) {
         const viaList = await listedById.get(`${k.kind} ${id}`);
-        o.live = viaList?.get(`${k.kind} ${id}`) ?? (await get(k, { id, spec: desired }, !doc.id));
+        o.live = viaList?.get(id) ?? (await get(k, { id, spec: desired }, !doc.id));
         if (o.live) o.id = id;
         else if (!k.create) throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
       }
@@ -158,7 +158,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
   const listedById = new Map<string, Promise<Map<string, JsonObject>>>();
   /** addresses of the documents a list answers */
   const answered = new Set<string>();
-  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string>; withId: Document[]; natural: Document[] }>();
+  const groups = new Map<string, { k: KindDef; scope: JsonObject; ids: Set<string>; withId: Document[]; natural: Document[]; whole: boolean }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
     const id = doc.id ?? state.idOf(doc.address);
@@ -167,8 +167,10 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     if (values.some((v) => typeof v !== 'string' || hasReference(v))) continue;
     // The scope object is built once per group: this loop runs over every document before the first request.
     const key = `${k.kind}\0${values.join('\0')}`;
-    if (!groups.has(key)) groups.set(key, { k, scope: Object.fromEntries(k.list.scope.map((f, i) => [f, values[i]])) as JsonObject, ids: new Set(), withId: [], natural: [] });
+    if (!groups.has(key)) groups.set(key, { k, scope: Object.fromEntries(k.list.scope.map((f, i) => [f, values[i]])) as JsonObject, ids: new Set(), withId: [], natural: [], whole: false });
     const g = groups.get(key)!;
+    // A would-be default is checked against the whole live list (in readOne), so that list is read anyway.
+    if ((k.uniqueWhen ?? []).some((u) => doc.spec[u.when] === true)) g.whole = true;
     if (id) {
       g.ids.add(id);
       g.withId.push(doc);
@@ -179,12 +181,12 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     for (const d of g.natural) answered.add(d.address);
     if (g.ids.size < LIST_READ_MIN) continue;
     for (const d of g.withId) answered.add(d.address);
-    const found = listed(g.k, g.scope).then((items) => {
-      const byId = new Map<string, JsonObject>();
-      for (const r of items) if (g.ids.has(String(r.id))) byId.set(`${g.k.kind} ${String(r.id)}`, r);
-      return byId;
-    }, () => new Map<string, JsonObject>());
-    for (const id of g.ids) listedById.set(`${g.k.kind} ${id}`, found);
+    // Where the whole list is read anyway, it answers the ids too; otherwise only as far as that is cheaper.
+    const found = g.natural.length || g.whole
+      ? listed(g.k, g.scope).then((items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [String(r.id), r])))
+      : listSome(client, g.k, g.scope, g.ids);
+    const settled = found.catch(() => new Map<string, JsonObject>());
+    for (const id of g.ids) listedById.set(`${g.k.kind} ${id}`, settled);
   }
 
   // Two lanes per wave: documents that need a GET keep `concurrency` requests on the wire; documents answered by a

@@ -185,6 +185,28 @@ describe('fewer round trips', () => {
     expect(emu.stats.reads).toBe(3 + 2);
   });
 
+  it('a list stops as soon as it has found every document', async () => {
+    // 20 offers declared, the first 20 of 200 live ones: 4 pages of 5 answer them all; the other 36 are not read.
+    const offers = Array.from({ length: 200 }, (_, i) => ({ id: `o${i}`, project_id: 'p', name: `Offer ${i}` }));
+    emu = await emulator({ offers }, { maxPageSize: 5 });
+    const dir = testdir({ 'a.yaml': offers.slice(0, 20).map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: o.name } })) });
+    const run = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(run.stdout).toContain('No changes. 20 resources up to date.\n(4 read requests)');
+    expect(emu.stats.reads).toBe(4);
+  });
+
+  it('a list longer than the documents it would answer is given up for GETs once it costs as much', async () => {
+    // The 20 declared offers are the last of 400 (80 pages of 5): after 20 pages that found none of them, the 20
+    // are read one by one, 40 requests instead of 80.
+    const offers = Array.from({ length: 400 }, (_, i) => ({ id: `o${i}`, project_id: 'p', name: `Offer ${i}` }));
+    emu = await emulator({ offers }, { maxPageSize: 5 });
+    const dir = testdir({ 'a.yaml': offers.slice(380).map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: `${o.name} renamed` } })) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toEqual({ create: 0, update: 20, noop: 0 });
+    expect(emu.stats.reads).toBe(20 + 20);
+  });
+
   it('a few documents are read one by one', async () => {
     emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'A' }, { id: 'o2', project_id: 'p', name: 'B' }] });
     const dir = testdir({ 'a.yaml': [{ kind: 'Offer', name: 'a', id: 'o1', spec: { name: 'A' } }, { kind: 'Offer', name: 'b', id: 'o2', spec: { name: 'B' } }] });
