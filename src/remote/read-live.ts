@@ -169,8 +169,8 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     const key = `${k.kind}\0${values.join('\0')}`;
     if (!groups.has(key)) groups.set(key, { k, scope: Object.fromEntries(k.list.scope.map((f, i) => [f, values[i]])) as JsonObject, ids: new Set(), withId: [], natural: [], whole: false });
     const g = groups.get(key)!;
-    // A would-be default is checked against the whole live list (in readOne), so that list is read anyway.
-    if ((k.uniqueWhen ?? []).some((u) => doc.spec[u.when] === true)) g.whole = true;
+    // The whole live list is read anyway to find a document by natural key, or to check a would-be default.
+    if (!id || (k.uniqueWhen ?? []).some((u) => doc.spec[u.when] === true)) g.whole = true;
     if (id) {
       g.ids.add(id);
       g.withId.push(doc);
@@ -182,7 +182,7 @@ export async function readLive(docs: Document[], registry: Registry, client: Cli
     if (g.ids.size < LIST_READ_MIN) continue;
     for (const d of g.withId) answered.add(d.address);
     // Where the whole list is read anyway, it answers the ids too; otherwise only as far as that is cheaper.
-    const found = g.natural.length || g.whole
+    const found = g.whole
       ? listed(g.k, g.scope).then((items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [String(r.id), r])))
       : listSome(client, g.k, g.scope, g.ids);
     const settled = found.catch(() => new Map<string, JsonObject>());
