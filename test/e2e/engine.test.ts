@@ -186,7 +186,7 @@ describe('fewer round trips', () => {
   });
 
   it('a list stops as soon as it has found every document', async () => {
-    // 20 offers declared, the first 20 of 200 live ones: 4 pages of 5 answer them all; the other 36 are not read.
+    // 20 offers declared, the first 20 of 200 live ones: 4 pages of 5 answer them all; the other 36 pages are not read.
     const offers = Array.from({ length: 200 }, (_, i) => ({ id: `o${i}`, project_id: 'p', name: `Offer ${i}` }));
     emu = await emulator({ offers }, { maxPageSize: 5 });
     const dir = testdir({ 'a.yaml': offers.slice(0, 20).map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: o.name } })) });
