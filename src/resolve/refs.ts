@@ -6,6 +6,8 @@ import { findCycle } from '../util/graph.js';
 import { nearestPos } from '../validate/validate.js';
 
 const REF = /\$\{([A-Za-z]+\/[^}.]+)\.id\}/g;
+/** REF without the global flag, for a plain test (a global regex keeps its lastIndex between tests). */
+const ANY_REF = new RegExp(REF.source);
 /** A `${Kind/name.id}` still in a text: its id was not known when the text was made (shown as known after apply). */
 export const UNRESOLVED = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
 
@@ -89,5 +91,5 @@ export function fillReferences<T extends Json | undefined>(v: T, idOf: (address:
 /** Whether a value still holds a reference that is not known yet. */
 export const hasReference = (v: unknown): boolean => {
   const text = typeof v === 'string' ? v : JSON.stringify(v ?? null);
-  return text.includes('${') && new RegExp(REF.source).test(text);
+  return text.includes('${') && ANY_REF.test(text);
 };
