@@ -49,20 +49,65 @@ export interface RequestSpec {
   method: string;
   path: string;
   body?: JsonObject;
+  /** sending it again cannot do harm (GET, PUT, PATCH, a POST that replaces the whole resource): retried freely */
+  retry: boolean;
+  /** key of the answer that holds the resource written (absent: the answer is the resource, or carries none) */
+  answer?: string;
 }
+
+/** Where a resource is read back: to confirm a write whose answer was lost, and to verify what was written. */
+export interface ReadBack {
+  path: string;
+  /** key of the answer that holds the resource */
+  wrapper?: string;
+  /** what a 404 means: an error, or a resource that was never set (a policy): an empty one */
+  missing: 'error' | 'empty';
+  /** the field naming a key kind's resource, which its answer leaves out: put back as `[field]: id` */
+  key_field?: string;
+  /** read-only values a replace carries back (etag): part of what the plan saw */
+  carry?: string[];
+}
+
+/** A list to search, page by page: `path` without paging; `scope` names the query fields that narrow it. */
+export interface ListSpec {
+  path: string;
+  items: string;
+  scope: string[];
+}
+
+/**
+ * How to find a resource that a create may have made though its answer was lost: the listed resource in scope
+ * whose managed fields equal `match`. For a duplicate, `source` is read first: its scope and its values of the
+ * fields where `match` holds the placeholder.
+ */
+export interface Lookup {
+  list: ListSpec;
+  match: Record<string, Json>;
+  source?: { read: ReadBack; placeholder: string };
+  /** for kinds found by a natural key: the fields of it (a create's resource may appear meanwhile) */
+  natural_key?: string[];
+}
+
+export type Action = 'create' | 'update' | 'noop';
 
 export interface Change {
   address: string;
   kind: string;
-  action: 'create' | 'update' | 'noop';
+  action: Action;
   id?: string;
   update_mask?: string[];
   request?: RequestSpec;
   diff?: DiffEntry[];
   /** addresses this change waits for (its `${Kind/name.id}` references) */
   depends_on?: string[];
-  /** where the resource is read, to confirm a write whose answer was lost */
-  read?: { path: string };
+  /** where the resource is read back (writes only) */
+  read?: ReadBack;
+  /** a create's way to find itself after a lost answer; absent: a lost create cannot be looked up */
+  lookup?: Lookup;
+  /** the kind's schema file: how values of its fields compare by meaning */
+  schema?: string;
+  /** what the write sets (path -> normalised value): a lost answer is confirmed, and a write verified, by it */
+  expect?: Record<string, Json>;
   /** the managed fields and their values once applied (path -> normalised value), recorded in the state */
   managed?: Record<string, Json>;
   /** what the plan read, by meaning; `apply --plan` refuses when the resource no longer matches it */
@@ -71,16 +116,43 @@ export interface Change {
   drift?: DiffEntry[];
 }
 
+/** The state a plan was made against: a saved plan applies only while the state is still at that serial. */
+export interface StateRef {
+  lineage: string;
+  serial: number;
+}
+
 export interface Plan {
   format_version: 1;
+  /** the tapedeck that made it: a saved plan is applied only by the same version */
+  tapedeck_version: string;
   changes: Change[];
   summary: { create: number; update: number; noop: number };
   /** what the plan was made from, so a saved plan cannot be applied to another configuration or environment */
-  configuration_hash?: string;
-  environment?: { name: string; base_url: string };
+  configuration_hash: string;
+  environment: { name: string; base_url: string };
+  state: StateRef;
   /** requests the plan needed */
   requests?: { reads: number };
+  /** sha-256 of the plan without this field: an edited saved plan is refused */
+  checksum?: string;
 }
+
+/** One document as it is to be: its spec with every known reference filled in, in the API's wire form. */
+export interface Desired {
+  doc: Document;
+  desired: JsonObject;
+  /** the resource to duplicate, filled in where known */
+  source?: string;
+}
+
+/** What reading found for a document: its id, and the resource (null: it does not exist yet). */
+export interface Live {
+  id?: string;
+  live: JsonObject | null;
+}
+
+export type Observed = Desired & Live;
 
 export interface ResultEntry {
   address: string;

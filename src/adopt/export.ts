@@ -3,7 +3,7 @@
 // documents right away shows no changes.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { readPath } from '../kinds/paths.js';
+import { listSpecOf, readBackOf } from '../kinds/access.js';
 import { listAll, unwrap } from '../remote/list.js';
 import type { Field } from '../schema/model.js';
 import { resourceModel } from '../schema/model.js';
@@ -63,14 +63,15 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   ];
   await mapPool(targets, opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;
-    const key = k.keyField ? t.id : undefined;
-    const { body } = await client.call('GET', readPath(k, { id: t.id, key, spec: {} }));
-    const resource = unwrap(k, body, t.id);
+    const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: {} });
+    const resource = unwrap(read, (await client.call('GET', read.path)).body, t.id);
     found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
   });
-  for (const k of registry.kinds.filter((x) => x.list)) {
+  for (const k of registry.kinds) {
+    const list = listSpecOf(k);
+    if (!list) continue;
     // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
-    const items = await listAll(client, k, opts.project ? { project_id: opts.project } : {}).catch((e: Error & { line?: () => string }) => {
+    const items = await listAll(client, list, opts.project ? { project_id: opts.project } : {}).catch((e: Error & { line?: () => string }) => {
       opts.warn(`warning: could not list ${k.kind} (${e.line ? e.line() : e.message})${opts.project ? '' : '; --project may help'}`);
       return [];
     });
@@ -89,7 +90,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label)}-${n}`;
     taken.add(`${k.kind}/${name}`);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
-    docs.push({ kind: k.kind, name, ...(k.identity === 'id' ? { id } : {}), spec });
+    docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id } : {}), spec });
     state.set(`${k.kind}/${name}`, { kind: k.kind, id });
   }
   return docs;

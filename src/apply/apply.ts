@@ -2,12 +2,11 @@
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.js';
-import type { Registry } from '../kinds/registry.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
-import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
+import { isObject, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
-import { findCreated, recoverable } from '../remote/recover.js';
+import { findCreated } from '../remote/recover.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
@@ -27,7 +26,8 @@ function errorText(e: unknown): string {
 /** How often, at most, the state is rewritten for updates; creates and pending markers are written at once. */
 const SAVE_EVERY_MS = 1000;
 
-export async function applyPlan(plan: Plan, registry: Registry, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
+/** Runs the plan's changes; everything a change needs is in the change (apply consults no kind definition). */
+export async function applyPlan(plan: Plan, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
   let savedAt = Date.now();
   /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
   const save = (urgent: boolean) => {
@@ -36,10 +36,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
     savedAt = Date.now();
   };
   const ids = new Map<string, string>();
-  for (const c of plan.changes) {
-    const id = c.id ?? state.idOf(c.address);
-    if (id) ids.set(c.address, id);
-  }
+  for (const c of plan.changes) if (c.id) ids.set(c.address, c.id);
   const outcome = new Map<string, ResultEntry>();
   const idOf = (a: string) => ids.get(a);
 
@@ -49,11 +46,10 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
    * or a crash) makes the next plan look it up too.
    */
   const create = async (c: Change, path: string, body: JsonObject | undefined): Promise<Response> => {
-    const k = registry.get(c.kind)!;
     const since = new Date().toISOString();
     state.set(c.address, { kind: c.kind, pending_since: since });
     save(true);
-    const intent = { managed: fillReferences(c.managed ?? {}, idOf), source: k.create?.idField ? String(body?.[k.create.idField] ?? '') || undefined : undefined, since };
+    const lookup = c.lookup && fillReferences(c.lookup as unknown as Json, idOf) as unknown as typeof c.lookup;
     for (let attempt = 1; ; attempt++) {
       try {
         return await client.call(c.request!.method, path, body);
@@ -62,9 +58,9 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
           state.forget(c.address); // refused: nothing was created
           throw e;
         }
-        const found = await findCreated(client, k, intent, state.claimedIds()).catch(() => undefined);
-        if (found) return { status: 200, body: { [k.create!.wrapper]: found } };
-        if (!recoverable(k) || attempt >= client.opts.maxAttempts) throw e;
+        const found = lookup && await findCreated(client, { lookup, schema: c.schema!, since, claimed: state.claimedIds() }).catch(() => undefined);
+        if (found) return { status: 200, body: c.request!.answer ? { [c.request!.answer]: found } : found };
+        if (!lookup || attempt >= client.opts.maxAttempts) throw e;
         await sleep(backoff(client.opts, attempt));
       }
     }
@@ -72,14 +68,12 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
 
   /** Sends an update; when its answer is lost or it meets its own earlier attempt, the resource is read back. */
   const send = async (c: Change, path: string, body: JsonObject | undefined) => {
-    const k = registry.get(c.kind)!;
     if (c.action === 'create') return create(c, path, body);
     try {
-      const replaceAll = c.action === 'update' && k.update.idempotent ? true : undefined;
-      return await client.call(c.request!.method, path, body, replaceAll);
+      return await client.call(c.request!.method, path, body, c.request!.retry);
     } catch (e) {
       const unclear = e instanceof ApiError && (e.status === 0 || e.status === 409);
-      if (c.action === 'update' && unclear && c.read && (await writeTookEffect(k, c, body ?? {}, fillReferences(c.read.path, idOf), client))) {
+      if (c.action === 'update' && unclear && c.read && (await writeTookEffect(c, fillReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client))) {
         return { status: 200, body: {} };
       }
       throw e;
@@ -91,17 +85,15 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
    * where it carries the resource (the server's own spelling, e.g. a duplicate's `%@` filled in), else as planned.
    */
   const record = (c: Change, id: string | undefined, answer?: JsonObject) => {
-    const k = registry.get(c.kind)!;
-    const model = resourceModel(k.schema);
     const planned = fillReferences(c.managed ?? {}, idOf);
-    const fields = answer
+    const model = answer && c.schema ? resourceModel(c.schema) : undefined;
+    const fields = model && answer
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
       : planned;
     state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), fields });
   };
 
   const run = async (c: Change): Promise<void> => {
-    const k = registry.get(c.kind)!;
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
     let entry: ResultEntry;
     if (c.action === 'noop') {
@@ -118,7 +110,7 @@ export async function applyPlan(plan: Plan, registry: Registry, client: Client, 
         const unresolved = UNRESOLVED.exec(`${path} ${JSON.stringify(body ?? {})}`);
         if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
         const res = await send(c, path, body);
-        const wrapper = c.action === 'create' ? k.create?.wrapper : k.read.wrapper;
+        const wrapper = c.request!.answer;
         const wrapped = wrapper ? res.body[wrapper] : undefined;
         const id = c.action === 'create' ? String((isObject(wrapped) ? wrapped : res.body).id ?? '') || undefined : c.id;
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');

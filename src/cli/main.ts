@@ -1,5 +1,4 @@
 // commander wiring only, and the one place that turns errors into exit codes.
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ApiError, Reported, UserError } from '../errors.js';
 import { applyCommand } from './commands/apply.js';
@@ -10,17 +9,9 @@ import { schemaCommand } from './commands/schema.js';
 import { stateForget, stateList } from './commands/state.js';
 import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
+import { tapedeckVersion } from '../version.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
-
-/** The version in package.json (two levels up from both src/cli and dist/cli). */
-function version(): string {
-  try {
-    return JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 function common(cmd: Command): Command {
   return cmd
@@ -46,7 +37,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
   let debug = argv.includes('--debug');
   const program = new Command('tapedeck')
     .description('Keep a streaming platform\'s setup in git: validate, plan and apply it.')
-    .version(version(), '--version', 'print the version')
+    .version(tapedeckVersion(), '--version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError(false);

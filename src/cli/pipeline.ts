@@ -1,17 +1,19 @@
 // The composition shared by validate, plan and apply: thin, each step one call.
 import { Reported, UserError } from '../errors.js';
-import type { Registry } from '../kinds/registry.js';
 import { loadDir } from '../load/load.js';
-import { buildPlan, planOne, PlanError } from '../plan/build.js';
-import { configurationHash, configurationPart } from '../plan/fingerprint.js';
+import { planChanges, PlanError } from '../plan/build.js';
+import { configurationHash } from '../plan/fingerprint.js';
+import { withChecksum } from '../plan/saved.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
+import { planReads } from '../remote/read-plan.js';
 import { interpolateSources } from '../resolve/interpolate.js';
-import { checkReferences, dependencyGraph } from '../resolve/refs.js';
+import { checkReferences } from '../resolve/refs.js';
 import { reportIssues } from '../report/text.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
-import type { Change, Document, Plan } from '../types.js';
+import type { Document, Plan } from '../types.js';
+import { tapedeckVersion } from '../version.js';
 import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -53,9 +55,9 @@ export interface Planned {
   plan: Plan;
   state: State;
   client: Client;
-  registry: Registry;
 }
 
+/** Load, read, plan: the plan as a closed value, with what it was made from and its checksum. */
 export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
   const registry = opts.registry;
   const docs = loadDocuments(opts, io);
@@ -63,31 +65,25 @@ export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const ctx = { lastApplied: (a: string) => state.entry(a)?.fields };
-    const graph = dependencyGraph(docs);
-    const early = new Map<string, Change>();
-    const parts = new Map<string, string>();
-    const { observed, failures, liveListed, notRead } = await readLive(docs, registry, client, state, opts.concurrency, (o) => {
-      reading.tick();
-      parts.set(o.doc.address, configurationPart(o.doc));
-      // Diff each resource as it arrives, while the others are still on the wire (any error is raised by buildPlan).
-      try {
-        early.set(o.doc.address, planOne(registry, graph, o, ctx));
-      } catch {
-        /* buildPlan computes it again and reports the problem */
-      }
-    });
+    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, opts.concurrency, reading.tick);
     reading.done();
     if (failures.length) {
       for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
       if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }
-    const plan = buildPlan(docs, observed, registry, { ...ctx, liveListed, graph }, early);
-    plan.configuration_hash = configurationHash(docs, parts);
-    plan.environment = { name: opts.envName, base_url: client.opts.baseUrl };
-    plan.requests = { reads: client.counts.reads };
-    return { plan, state, client, registry, docs };
+    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+    const plan = withChecksum({
+      format_version: 1,
+      tapedeck_version: tapedeckVersion(),
+      environment: { name: opts.envName, base_url: client.opts.baseUrl },
+      state: state.ref(),
+      configuration_hash: configurationHash(docs),
+      changes,
+      summary,
+      requests: { reads: client.counts.reads },
+    });
+    return { plan, state, client, docs };
   } catch (e) {
     await client.close();
     if (e instanceof PlanError) throw new UserError(e.message);

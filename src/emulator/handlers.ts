@@ -95,15 +95,16 @@ export function create(store: Store, op: Operation): JsonObject {
 /** Operation 13: copy the event, apply the body's masked fields, `%@` in a string standing for the original. */
 export function duplicate(store: Store, op: Operation): JsonObject {
   const { kind: k, params, body } = op;
-  const ep = k.create!;
+  const ep = k.create;
+  if (ep?.style !== 'duplicate') throw new Error(`${k.kind} is not created by duplication`);
   const sourceId = params.source;
-  if (body[ep.idField!] !== undefined && body[ep.idField!] !== sourceId) throw bad(`${ep.idField} does not match the path`);
+  if (body[ep.idField] !== undefined && body[ep.idField] !== sourceId) throw bad(`${ep.idField} does not match the path`);
   const source = store.col(k).get(sourceId);
   if (!source) throw notFound(`${k.kind} ${sourceId}`);
   const model = resourceModel(k.schema);
-  const changes = body[ep.bodyKey!] ?? {};
+  const changes = body[ep.bodyKey] ?? {};
   if (!isObject(changes)) throw bad(`${ep.bodyKey} must be an object`);
-  checkShape(model, changes, ep.bodyKey!);
+  checkShape(model, changes, ep.bodyKey);
   const paths = parseMask(model, body.update_mask, changes);
   const copy = clone(source);
   applyMask(copy, changes, paths, (path, v) => {
@@ -120,6 +121,7 @@ export function duplicate(store: Store, op: Operation): JsonObject {
 export function patch(store: Store, op: Operation): JsonObject {
   const { kind: k, params, body } = op;
   const ep = k.update;
+  if (ep.style !== 'patch') throw new Error(`${k.kind} is not updated by PATCH`);
   const model = resourceModel(k.schema);
   const part = ep.bodyKey ? (body[ep.bodyKey] ?? {}) : body;
   if (!isObject(part)) throw bad(`${ep.bodyKey} must be an object`);

@@ -18,7 +18,7 @@ const idPrefix: Record<string, string> = {
 };
 
 /** The field that names a stored resource: `id`, or the kind's key field (policy resource_key). */
-export const keyOf = (k: KindDef) => k.keyField ?? 'id';
+export const keyOf = (k: KindDef) => (k.identity.by === 'key' ? k.identity.field : 'id');
 
 export class Store {
   readonly collections = new Map<string, Map<string, JsonObject>>();
@@ -77,7 +77,7 @@ export class Store {
           throw new SeedError(`${where}: ${(err as Error).message}`);
         }
         const copy = { ...e };
-        if (k.read.notFound === 'empty' && k.update.carry?.includes('etag') && !copy.etag) copy.etag = this.newEtag();
+        if (k.read.notFound === 'empty' && k.update.style === 'replace' && k.update.carry?.includes('etag') && !copy.etag) copy.etag = this.newEtag();
         this.put(k, copy);
       });
     }

@@ -4,7 +4,7 @@ export const banner: KindDef = {
   kind: 'Banner',
   schema: 'banner.schema.json',
   seedKey: 'banners',
-  identity: 'id',
+  identity: { by: 'id' },
   read: { method: 'GET', path: '/cms/banners/v1/{id}', source: 'spec', wrapper: 'banner', notFound: 'error' },
   update: {
     method: 'PATCH', path: '/cms/banners/v1/{id}', source: 'docs', style: 'patch', idField: 'banner_id', bodyKey: 'banner_update',

@@ -4,7 +4,7 @@ export const contentType: KindDef = {
   kind: 'ContentType',
   schema: 'content-type.schema.json',
   seedKey: 'content_types',
-  identity: 'id',
+  identity: { by: 'id' },
   read: {
     method: 'GET', path: '/cms/types/v1/{id}', source: 'docs', wrapper: 'type', notFound: 'error',
     query: { base_type: 'spec.base_type', project_id: 'spec.project_id' },

@@ -4,7 +4,7 @@ export const creativeWork: KindDef = {
   kind: 'CreativeWork',
   schema: 'creative-work.schema.json',
   seedKey: 'creative_works',
-  identity: 'id',
+  identity: { by: 'id' },
   read: { method: 'GET', path: '/cms/creative_works/v1/{id}', source: 'docs', wrapper: 'creative_work', notFound: 'error' },
   list: { method: 'GET', path: '/cms/creative_works/v1', source: 'spec', itemsKey: 'creative_works', scope: ['project_id'] },
   update: {

@@ -4,7 +4,7 @@ export const event: KindDef = {
   kind: 'Event',
   schema: 'event.schema.json',
   seedKey: 'events',
-  identity: 'id',
+  identity: { by: 'id' },
   read: { method: 'GET', path: '/cms/events/v1/{id}', source: 'docs', wrapper: 'event', notFound: 'error' },
   createdFrom: 'duplicate_from',
   list: { method: 'GET', path: '/cms/events/v1', source: 'docs', itemsKey: 'events', scope: ['project_id'] },

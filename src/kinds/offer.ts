@@ -4,7 +4,7 @@ export const offer: KindDef = {
   kind: 'Offer',
   schema: 'offer.schema.json',
   seedKey: 'offers',
-  identity: 'id',
+  identity: { by: 'id' },
   read: { method: 'GET', path: '/monetization/offers/v1/{id}', source: 'assumed', wrapper: 'offer', notFound: 'error' },
   list: { method: 'GET', path: '/monetization/offers/v1', source: 'docs', itemsKey: 'offers', scope: ['project_id'] },
   create: { method: 'POST', path: '/monetization/offers/v1', source: 'docs', style: 'fields', wrapper: 'offer' },

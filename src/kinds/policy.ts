@@ -4,8 +4,7 @@ export const policy: KindDef = {
   kind: 'Policy',
   schema: 'policy.schema.json',
   seedKey: 'policies',
-  identity: 'key',
-  keyField: 'resource_key',
+  identity: { by: 'key', field: 'resource_key' },
   read: { method: 'GET', path: '/iam/auth/v1/policies/{key}', source: 'docs', notFound: 'empty' },
   update: { method: 'PUT', path: '/iam/auth/v1/policies/{key}', source: 'spec', style: 'replace', carry: ['etag'] },
 };

@@ -27,47 +27,56 @@ export interface ListEndpoint extends Endpoint {
   scope: string[];
 }
 
-export interface CreateEndpoint extends Endpoint {
-  /** fields: the resource's fields at the top level (operation 7); duplicate: {<idField>, <bodyKey>, update_mask} */
-  style: 'fields' | 'duplicate';
-  /** response key holding the created resource */
-  wrapper: string;
-  idField?: string;
-  bodyKey?: string;
-  /** in a duplicate's string fields this stands for the source's value of the same field (`%@`) */
-  placeholder?: string;
-}
+/** A create: its answer wraps the created resource under `wrapper`. One variant per request style. */
+export type CreateEndpoint = Endpoint & { wrapper: string } & (
+  /** the resource's fields at the top level of the body (operation 7) */
+  | { style: 'fields' }
+  /** a copy of another resource: {<idField>: source, <bodyKey>: fields, update_mask}; in its string fields
+   *  `placeholder` stands for the source's value of the same field (`%@`) */
+  | { style: 'duplicate'; idField: string; bodyKey: string; placeholder: string }
+);
 
-export interface UpdateEndpoint extends Endpoint {
-  /** patch: partial body + update_mask; replace: the whole resource (live fields carried for unmanaged ones) */
-  style: 'patch' | 'replace';
-  /** body field holding the id (offer_id); absent: none */
-  idField?: string;
-  /** body field holding the resource or its changed part (offer); absent: fields at top level */
-  bodyKey?: string;
-  /** the id is also written inside the resource (ContentType: type.id) */
-  idInResource?: boolean;
-  /** top-level body fields copied from the spec (ContentType: base_type) */
-  extra?: Record<string, string>;
-  /** read-only values of the live resource sent back with a replace (policy etag) */
-  carry?: string[];
-  /** a POST that replaces the whole resource, so sending it twice does no harm (it may be retried) */
+interface UpdateCommon extends Endpoint {
+  /** a write that replaces the whole resource, so sending it twice does no harm (it may be retried) */
   idempotent?: boolean;
 }
+
+/** An update. One variant per request style. */
+export type UpdateEndpoint = UpdateCommon & (
+  | {
+    /** partial body + update_mask */
+    style: 'patch';
+    /** body field holding the id (offer_id); absent: none */
+    idField?: string;
+    /** body field holding the changed part of the resource (offer); absent: `resource` */
+    bodyKey?: string;
+    /** the id is also written inside the resource (ContentType: type.id) */
+    idInResource?: boolean;
+    /** top-level body fields copied from the spec (ContentType: base_type) */
+    extra?: Record<string, string>;
+  }
+  | {
+    /** the whole resource, live values carried for unmanaged fields */
+    style: 'replace';
+    /** read-only values of the live resource sent back with a replace (policy etag) */
+    carry?: string[];
+  }
+);
+
+/**
+ * How a document names its live resource.
+ * id: the document's `id` (or the state, for kinds that can be created);
+ * key: a spec field names the resource, nothing to create;
+ * natural: the state, else the live resource whose `fields` equal the document's, found through the list.
+ */
+export type Identity = { by: 'id' } | { by: 'key'; field: string } | { by: 'natural'; fields: string[] };
 
 export interface KindDef {
   kind: string;
   schema: string;
   /** key of this kind in the emulator's seed and store */
   seedKey: string;
-  /**
-   * id: the document's `id` (or the state, for kinds that can be created);
-   * key: a spec field names the resource (`keyField`), nothing to create;
-   * natural: the state, else the live resource with the same `naturalKey` found through the list.
-   */
-  identity: 'id' | 'key' | 'natural';
-  keyField?: string;
-  naturalKey?: string[];
+  identity: Identity;
   read: ReadEndpoint;
   list?: ListEndpoint;
   create?: CreateEndpoint;

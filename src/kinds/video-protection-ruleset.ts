@@ -4,7 +4,7 @@ export const videoProtectionRuleset: KindDef = {
   kind: 'VideoProtectionRuleset',
   schema: 'video-protection-ruleset.schema.json',
   seedKey: 'video_protection_rulesets',
-  identity: 'id',
+  identity: { by: 'id' },
   read: {
     method: 'GET', path: '/streaming/video_protection/v1/rulesets/{id}', source: 'spec',
     wrapper: 'video_protection_ruleset', notFound: 'error',

@@ -2,78 +2,49 @@
 // apply will send. Pure: no network, no clock.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { endpointPath, readPath } from '../kinds/paths.js';
+import { lookupOf, readBackOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
-import { writableOnly, type JsonObject } from '../schema/values.js';
-import { diffSpec, leafPaths, managedFields, overlay, pick } from '../diff/diff.js';
+import type { JsonObject } from '../schema/values.js';
+import { diffSpec, managedFields } from '../diff/diff.js';
 import { dependencyGraph } from '../resolve/refs.js';
-import type { Observed } from '../remote/read-live.js';
-import type { Change, Document, Plan, RequestSpec } from '../types.js';
+import type { Change, Document, Lookup, Observed, Plan } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress } from './order.js';
+import { styleOf } from './requests.js';
 
 export class PlanError extends Error {}
 
-function createRequest(k: KindDef, o: Observed): RequestSpec {
-  const ep = k.create!;
-  const model = resourceModel(k.schema);
-  if (ep.style === 'duplicate') {
-    const source = o.source!;
-    return {
-      method: ep.method,
-      path: endpointPath(ep, { source, spec: o.desired }),
-      body: { [ep.idField!]: source, [ep.bodyKey!]: o.desired, update_mask: leafPaths(model, o.desired).join(',') },
-    };
-  }
-  return { method: ep.method, path: endpointPath(ep, { spec: o.desired }), body: o.desired };
-}
-
-function updateRequest(k: KindDef, o: Observed, mask: string[]): RequestSpec {
-  const ep = k.update;
-  const model = resourceModel(k.schema);
-  const key = k.keyField ? String(o.desired[k.keyField]) : undefined;
-  const path = endpointPath(ep, { id: o.id, key, spec: o.desired });
-  if (ep.style === 'replace') {
-    // The whole resource: live values of the fields the documents leave out, so nothing unmanaged is lost.
-    const body = overlay(model, writableOnly(model, o.live ?? {}) ?? {}, o.desired) as JsonObject;
-    for (const c of ep.carry ?? []) if (o.live?.[c] !== undefined) body[c] = o.live[c];
-    return { method: ep.method, path, body };
-  }
-  const part = pick(o.desired, mask);
-  if (ep.idInResource) part.id = o.id!;
-  const body: JsonObject = {};
-  if (ep.idField) body[ep.idField] = o.id!;
-  for (const [name, from] of Object.entries(ep.extra ?? {})) body[name] = o.desired[from.replace(/^spec\./, '')] ?? null;
-  body[ep.bodyKey ?? 'resource'] = part;
-  body.update_mask = mask.join(',');
-  return { method: ep.method, path, body };
-}
-
 function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record<string, unknown>): Change {
   const model = resourceModel(k.schema);
-  const drift = driftOf(k, o.live, lastApplied);
+  const drift = driftOf(k.schema, o.live, lastApplied);
   const base = {
     address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}),
     managed: managedFields(model, o.desired), ...(drift.length ? { drift } : {}),
   };
-  // What the plan read, for `apply --plan` to check; only writes are checked, so only they need it.
-  const seen = () => ({ live_fingerprint: fingerprint(k, o.live) });
+  const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
+  // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.
+  const closed = (lookup?: Lookup) => ({
+    schema: k.schema, live_fingerprint: fingerprint(k.schema, readBackOf(k, { spec: {} }).carry, o.live),
+    ...(lookup ? { lookup } : {}),
+  });
   if (o.live === null) {
-    if (!k.create || (k.create.style === 'duplicate' && !o.source)) {
+    const ep = k.create;
+    if (!ep || (ep.style === 'duplicate' && !o.source)) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
     }
     const diff = diffSpec(model, o.desired, null);
-    return { ...base, ...seen(), action: 'create', request: createRequest(k, o), diff };
+    const request = styleOf(ep).request({ k, model, o, mask: [], key });
+    return { ...base, action: 'create', request, diff, ...closed(lookupOf(k, o.desired, o.source)) };
   }
   const diff = diffSpec(model, o.desired, o.live);
   if (!diff.length) return { ...base, action: 'noop', ...(o.id ? { id: o.id } : {}) };
-  const paths = diff.map((d) => d.path);
-  // Replace-style writes have no mask on the wire; the plan names the changed top-level fields.
-  const mask = k.update.style === 'replace' ? [...new Set(paths.map((p) => p.split('.')[0]))] : paths;
-  const key = k.keyField ? String(o.desired[k.keyField]) : undefined;
-  const read = { path: readPath(k, { id: o.id, key, spec: o.desired }) };
-  return { ...base, ...seen(), action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: mask, request: updateRequest(k, o, mask), diff, read };
+  const style = styleOf(k.update);
+  const w = { k, model, o, mask: diff.map((d) => d.path), key };
+  return {
+    ...base, action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: style.mask(w.mask), request: style.request(w), diff,
+    ...closed(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
+  };
 }
 
 /** A plan that would make a second live default where the kind allows one (per project and type) is an error. */
@@ -99,8 +70,8 @@ export interface PlanContext {
   lastApplied?: (address: string) => Record<string, unknown> | undefined;
 }
 
-/** One document's change, computable as soon as it has been read; the apply order is settled in buildPlan. */
-export function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext): Change {
+/** One document's change. */
+function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext): Change {
   // Only references to documents that are not known yet make a dependency the apply must wait for.
   const refs = graph.get(o.doc.address) ?? [];
   const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
@@ -108,8 +79,8 @@ export function planOne(registry: Registry, graph: Map<string, string[]>, o: Obs
   return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
 }
 
-/** `early`: changes already computed while reading (to overlap the diff with network waits). */
-export function buildPlan(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}, early = new Map<string, Change>()): Plan {
+/** The changes, in apply order: by dependency wave, then kind level, then address; and their counts. */
+export function planChanges(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Pick<Plan, 'changes' | 'summary'> {
   const graph = ctx.graph ?? dependencyGraph(docs);
   // By kind level, then address: the documents sorted by address, dealt out to their level in one pass.
   const level = new Map(registry.names().map((kind) => [kind, registry.level(kind)]));
@@ -125,7 +96,7 @@ export function buildPlan(docs: Document[], observed: Map<string, Observed>, reg
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
-  const changes = obs.map((o) => early.get(o.doc.address) ?? planOne(registry, graph, o, ctx));
+  const changes = obs.map((o) => planOne(registry, graph, o, ctx));
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  return { format_version: 1, changes, summary: { create: count('create'), update: count('update'), noop: count('noop') } };
+  return { changes, summary: { create: count('create'), update: count('update'), noop: count('noop') } };
 }

@@ -1,6 +1,5 @@
 // What a saved plan records of what it read, so `apply --plan` can tell whether the world moved since.
 import { createHash } from 'node:crypto';
-import type { KindDef } from '../kinds/types.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, stableStringify, writableOnly, type JsonObject } from '../schema/values.js';
 import type { Document, DiffEntry } from '../types.js';
@@ -12,29 +11,28 @@ const sha = (text: string) => createHash('sha256').update(text).digest('hex');
  * A resource as read, by meaning: its writable fields normalised, plus the values a replace carries back (etag).
  * Response-only fields that move on their own (last_update_time, connected) do not count. `absent` when not there.
  */
-export function fingerprint(k: KindDef, live: JsonObject | null): string {
+export function fingerprint(schema: string, carry: string[] | undefined, live: JsonObject | null): string {
   if (!live) return 'absent';
-  const model = resourceModel(k.schema);
-  const carried = Object.fromEntries((k.update.carry ?? []).map((c) => [c, live[c] ?? null]));
+  const model = resourceModel(schema);
+  const carried = Object.fromEntries((carry ?? []).map((c) => [c, live[c] ?? null]));
   return sha(stableStringify([normalize(model, writableOnly(model, live)) ?? null, carried])).slice(0, 32);
 }
 
 /**
- * One document's share of the configuration hash (computed while reading, when the CPU is idle anyway). Keys in
- * the order the files wrote them: keys moved around in a file make a saved plan stale (the safe side), and the
- * native JSON.stringify costs a tenth of the sorting one in garbage and time.
+ * One document's share of the configuration hash. Keys in the order the files wrote them: keys moved around in a
+ * file make a saved plan stale (the safe side), and the native JSON.stringify costs a tenth of the sorting one.
  */
-export const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]);
+const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.spec]);
 
-/** The configuration as planned: every document after variables were filled in. `parts`: shares already made. */
-export function configurationHash(docs: Document[], parts?: Map<string, string>): string {
-  return sha(`[${byAddress(docs).map((d) => parts?.get(d.address) ?? configurationPart(d)).join(',')}]`);
+/** The configuration as planned: every document after variables were filled in. */
+export function configurationHash(docs: Document[]): string {
+  return sha(`[${byAddress(docs).map(configurationPart).join(',')}]`);
 }
 
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */
-export function driftOf(k: KindDef, live: JsonObject | null, lastApplied: Record<string, unknown> | undefined): DiffEntry[] {
+export function driftOf(schema: string, live: JsonObject | null, lastApplied: Record<string, unknown> | undefined): DiffEntry[] {
   if (!live || !lastApplied) return [];
-  const model = resourceModel(k.schema);
+  const model = resourceModel(schema);
   const out: DiffEntry[] = [];
   for (const [path, was] of Object.entries(lastApplied)) {
     const field = fieldAt(model, path);

@@ -68,8 +68,6 @@ export class Client {
   readonly counts = { reads: 0, writes: 0 };
   /** built once: a plan sends thousands of requests with the same headers */
   private readonly headers: { read: Record<string, string>; write: Record<string, string> };
-  /** when the last answer arrived (performance.now()): work done alongside reading waits for a quiet spell */
-  lastReplyAt = -Infinity;
 
   constructor(readonly opts: ClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -170,7 +168,6 @@ export class Client {
           chunks.push(chunk);
         },
         onResponseEnd: () => {
-          this.lastReplyAt = performance.now();
           resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
         },
         onResponseError: (_c, err) => reject(Object.assign(err, { afterHeaders: status !== 0 })),

@@ -1,9 +1,11 @@
 // The state file: address -> id of every resource tapedeck manages, so created resources are found again.
 // Written atomically (temp file, fsync, rename) with mode 0600; it never holds a secret.
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 import { isObject } from '../schema/values.js';
+import type { StateRef } from '../types.js';
 
 export const STATE_FORMAT = 1;
 
@@ -19,12 +21,18 @@ export interface StateEntry {
 
 export interface StateData {
   format_version: number;
+  /** which history this state belongs to: set when it is first written, never changed (Terraform's lineage) */
+  lineage?: string;
+  /** how many times it was written by a run; a saved plan applies only to the serial it was made against */
+  serial?: number;
   resources: Record<string, StateEntry>;
 }
 
 export class State {
   /** the same entries as data.resources, for lookups: a plan asks for every document's entry several times */
   private readonly byAddress: Map<string, StateEntry>;
+  /** this run has written the state already (and so moved its serial on) */
+  private written = false;
 
   private constructor(readonly file: string, readonly data: StateData) {
     this.byAddress = new Map(Object.entries(data.resources));
@@ -39,10 +47,18 @@ export class State {
       throw new UserError(`state file ${file} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
     }
     if (!isObject(data) || !isObject(data.resources)) throw new UserError(`state file ${file} is not a tapedeck state file`);
+    if ((data.lineage !== undefined && typeof data.lineage !== 'string') || (data.serial !== undefined && !Number.isSafeInteger(data.serial))) {
+      throw new UserError(`state file ${file}: lineage must be a string and serial an integer`);
+    }
     if (data.format_version !== STATE_FORMAT) {
       throw new UserError(`state file ${file} has format_version ${String(data.format_version)}; this tapedeck reads version ${STATE_FORMAT}`);
     }
     return new State(file, data as unknown as StateData);
+  }
+
+  /** Where this state stands: a plan records it, and a saved plan is applied only while it still holds. */
+  ref(): StateRef {
+    return { lineage: this.data.lineage ?? '', serial: this.data.serial ?? 0 };
   }
 
   idOf(address: string): string | undefined {
@@ -69,14 +85,23 @@ export class State {
     return had;
   }
 
-  /** Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. */
+  /**
+   * Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. The first write of
+   * a run moves the serial on (a state written by a run that then crashed has moved too).
+   */
   save(): void {
+    if (!this.written) {
+      this.data.lineage ||= randomUUID();
+      this.data.serial = (this.data.serial ?? 0) + 1;
+      this.written = true;
+    }
     mkdirSync(dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
     const sorted = Object.fromEntries(Object.entries(this.data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
     const fd = openSync(tmp, 'w', 0o600);
     try {
-      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, resources: sorted }, null, 2)}\n`);
+      const { lineage, serial } = this.data;
+      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, resources: sorted }, null, 2)}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -54,9 +54,11 @@ function withoutNulls(v: unknown): unknown {
 }
 
 function identityOf(k: KindDef, d: Document): string | undefined {
-  if (k.identity === 'key') return d.spec[k.keyField!] as string | undefined;
-  if (k.identity === 'natural') return k.naturalKey!.map((f) => String(d.spec[f] ?? '')).join(' ');
-  return d.id;
+  switch (k.identity.by) {
+    case 'key': return d.spec[k.identity.field] as string | undefined;
+    case 'natural': return k.identity.fields.map((f) => String(d.spec[f] ?? '')).join(' ');
+    case 'id': return d.id;
+  }
 }
 
 function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document | undefined {

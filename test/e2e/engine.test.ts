@@ -134,7 +134,7 @@ describe('policies', () => {
     const { State } = await import('../../src/state/state.js');
     const { defaultRegistry } = await import('../../src/kinds/registry.js');
     const client = new Client({ ...defaultClientOptions, baseUrl: emu.url, token: 'dev-token' });
-    const result = await applyPlan(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')), defaultRegistry, client, State.load(join(dir, 's.json')), { concurrency: 1 });
+    const result = await applyPlan(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')), client, State.load(join(dir, 's.json')), { concurrency: 1 });
     await client.close();
     expect(result.results[0]).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/409 aborted: etag mismatch/) });
     expect(emu.store.collections.get('policies')!.get('o/organization')!.policy).toEqual({ bindings: [] });

@@ -15,6 +15,8 @@ afterEach(async () => {
   emu = undefined;
 });
 
+type SavedPlan = Plan;
+
 const seed = () => ({
   vods: [{ id: 'v1', project_id: 'p', name: 'Old' }, { id: 'v2', project_id: 'p', name: 'Same' }],
   rtmp_ingests: [{ id: 'ing1', project_id: 'p', name: 'Cam', key: 'live_sk_do_not_print' }],
@@ -74,11 +76,43 @@ describe('saved plans', () => {
     expect(emu.stats.writes).toBe(0);
   });
 
-  it('a plan file of another format version is refused', async () => {
+  it('a plan file of another format version, or not a plan at all, is refused by the plan schema', async () => {
     const dir = docs();
     writeFileSync(join(dir, 'plan.json'), JSON.stringify({ format_version: 2, changes: [], summary: {} }));
     const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', 'plan.json', '--yes'], { cwd: dir });
-    expect(run.stderr).toMatch(/has format_version 2; this tapedeck applies version 1/);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/plan\.json is not a tapedeck plan of this version: .*missing required field tapedeck_version.*format_version: must be 1/);
+  });
+
+  it('applies a saved plan at most once: the second apply of the same file is refused, nothing written', async () => {
+    emu = await emulator(seed());
+    const dir = docs();
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
+    const first = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(first.code).toBe(0);
+    const writes = emu.stats.writes;
+    const again = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/the state moved since the plan was made \(serial 0 of a new state, now 1 of [0-9a-f-]{36}\)/);
+    expect(emu.stats.writes).toBe(writes);
+  });
+
+  it.each([
+    ['a request path', (p: SavedPlan) => { p.changes.find((c) => c.request)!.request!.path = '/streaming/vods/v1/other'; }, /was edited after it was made/],
+    ['the tapedeck version', (p: SavedPlan) => { p.tapedeck_version = '0.0.1'; }, /was made by tapedeck 0\.0\.1; this is tapedeck/],
+    ['a field into the wrong type', (p: SavedPlan) => { (p.changes[0] as { action: unknown }).action = 'delete'; }, /is not a tapedeck plan of this version: changes\[0\]\.action/],
+  ])('an edited saved plan (%s) is refused before anything is sent', async (_, edit, message) => {
+    emu = await emulator(seed());
+    const dir = docs();
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
+    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as SavedPlan;
+    edit(plan);
+    writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
+    const requests = emu.stats.reads + emu.stats.writes;
+    const run = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(emu.stats.reads + emu.stats.writes).toBe(requests);
   });
 });
 

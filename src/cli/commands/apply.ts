@@ -8,7 +8,6 @@ import { styleFor } from '../../report/style.js';
 import { applySummary, renderApply } from '../../report/text.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
-import type { Registry } from '../../kinds/registry.js';
 import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
@@ -34,9 +33,9 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
 }
 
 async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const { plan, state, client, registry } = await makePlan(opts, io);
+  const { plan, state, client } = await makePlan(opts, io);
   try {
-    return await execute(plan, state, client, registry, opts, flags, io);
+    return await execute(plan, state, client, opts, flags, io);
   } finally {
     await client.close();
   }
@@ -49,18 +48,18 @@ async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io:
   const state = State.load(opts.statePath);
   const client = makeClient(opts, io);
   try {
-    const reasons = await staleness(plan, docs, { name: opts.envName, base_url: client.opts.baseUrl }, opts.registry, client, opts.concurrency);
+    const reasons = await staleness(plan, docs, { name: opts.envName, base_url: client.opts.baseUrl }, state, client, opts.concurrency);
     if (reasons.length) {
       io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
       return 1;
     }
-    return await execute(plan, state, client, opts.registry, opts, flags, io);
+    return await execute(plan, state, client, opts, flags, io);
   } finally {
     await client.close();
   }
 }
 
-async function execute(plan: Plan, state: State, client: Client, registry: Registry, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+async function execute(plan: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(plan, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
   const changes = plan.summary.create + plan.summary.update;
@@ -72,7 +71,7 @@ async function execute(plan: Plan, state: State, client: Client, registry: Regis
     }
   }
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlan(plan, registry, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
+  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   if (opts.format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);

@@ -1,0 +1,98 @@
+// Which reads a plan needs, decided before any request is sent: for each document, how its live resource is
+// found (by key, by id, by natural key through its list, or not at all: it is to be created), and which lists
+// to read instead of one GET per document. Pure: no network, no clock.
+import type { Registry } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import { listSpecOf } from '../kinds/access.js';
+import { dependencyGraph, hasReference } from '../resolve/refs.js';
+import type { JsonObject } from '../schema/values.js';
+import type { State } from '../state/state.js';
+import type { Document, ListSpec } from '../types.js';
+import { waves } from '../util/pool.js';
+
+/** From this many documents of one kind and scope on, reading the list is cheaper than one GET each. */
+export const LIST_READ_MIN = 20;
+
+export interface DocRead {
+  doc: Document;
+  k: KindDef;
+  /** the id the document or the state names */
+  id?: string;
+  /** the id came from the state: a 404 means the resource is gone, not a mistake in the document */
+  fromState: boolean;
+  /** a create sent earlier whose outcome was never learnt (lost answer, crash): look it up before creating again */
+  pending?: string;
+  /** the document holds `${Kind/name.id}` references, filled in as their targets are read */
+  refers: boolean;
+  /** answered by a list read (the list's key) instead of a GET */
+  viaList?: string;
+}
+
+/** Whether a document waits for a list rather than sending a GET of its own (it then needs no request slot). */
+export const answeredByList = (r: DocRead) => !!r.viaList || (r.k.identity.by === 'natural' && !r.id && !r.pending);
+
+/** One list of a kind in one scope: read whole (natural keys, defaults), or only until some ids are found. */
+export interface ListRead {
+  k: KindDef;
+  list: ListSpec;
+  scope: JsonObject;
+  whole: boolean;
+  /** ids it should answer (only where that is cheaper than their GETs) */
+  ids: Set<string>;
+}
+
+export interface ReadPlan {
+  reads: Map<string, DocRead>;
+  /** lists read up front, by key (`listKey`) */
+  lists: Map<string, ListRead>;
+  /** documents in the order their references need: a wave's ids are known before the next is read */
+  waves: Document[][];
+}
+
+/** The key of a list in a scope, the same whether decided up front or asked while reading. */
+export const listKey = (k: KindDef, scope: JsonObject) => `${k.kind} ${JSON.stringify(scope)}`;
+
+/** The scope of a kind's list for a spec, or undefined where it is not known yet (it holds a reference). */
+export function scopeOf(list: ListSpec, spec: JsonObject): JsonObject | undefined {
+  const values = list.scope.map((f) => spec[f]);
+  if (values.some((v) => typeof v !== 'string' || hasReference(v))) return undefined;
+  return Object.fromEntries(list.scope.map((f, i) => [f, values[i]])) as JsonObject;
+}
+
+/** A would-be default (one default configuration per project and type) is checked against the live ones. */
+export const wouldBeDefault = (k: KindDef, spec: JsonObject) => (k.uniqueWhen ?? []).some((u) => spec[u.when] === true);
+
+export function planReads(docs: Document[], registry: Registry, state: State): ReadPlan {
+  const graph = dependencyGraph(docs);
+  const reads = new Map<string, DocRead>();
+  const groups = new Map<string, ListRead & { withId: DocRead[] }>();
+  for (const doc of docs) {
+    const k = registry.get(doc.kind)!;
+    const fromState = doc.id === undefined && k.identity.by !== 'key' ? state.idOf(doc.address) : undefined;
+    const id = doc.id ?? fromState;
+    const r: DocRead = { doc, k, ...(id ? { id } : {}), fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0 };
+    const pending = state.entry(doc.address)?.pending_since;
+    if (pending && k.create) r.pending = pending;
+    reads.set(doc.address, r);
+    const list = listSpecOf(k);
+    const scope = list && scopeOf(list, doc.spec);
+    if (!list || !scope || k.identity.by === 'key' || (!id && k.identity.by !== 'natural')) continue;
+    const key = listKey(k, scope);
+    if (!groups.has(key)) groups.set(key, { k, list, scope, whole: false, ids: new Set(), withId: [] });
+    const g = groups.get(key)!;
+    // The whole live list is read anyway to find a document by natural key, or to check a would-be default.
+    if (!id || wouldBeDefault(k, doc.spec)) g.whole = true;
+    if (id) {
+      g.ids.add(id);
+      g.withId.push(r);
+    }
+  }
+  const lists = new Map<string, ListRead>();
+  for (const [key, { withId, ...g }] of groups) {
+    // Where the whole list is read anyway, it answers the ids too; otherwise only from LIST_READ_MIN ids on.
+    if (g.ids.size < LIST_READ_MIN) g.ids.clear();
+    else for (const r of withId) r.viaList = key;
+    if (g.whole || g.ids.size) lists.set(key, g);
+  }
+  return { reads, lists, waves: waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? []) };
+}
