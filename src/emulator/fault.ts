@@ -16,6 +16,9 @@ export const statusOf = {
 
 export type Code = keyof typeof statusOf;
 
+/** The ways --fault-rate makes a request fail. */
+export type FaultKind = 'unavailable' | 'rate_limited' | 'drop_before' | 'drop_after';
+
 export class ApiFault extends Error {
   constructor(readonly code: Code, message: string) {
     super(message);

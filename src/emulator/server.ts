@@ -1,13 +1,15 @@
-// The emulator's HTTP side: routing from the kind table, bearer auth, body limits, latency and fault injection.
+// The emulator's HTTP side: routing from the kind table, bearer auth, body limits, latency, fault injection and
+// the call log.
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { builtinKinds } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { isObject, type JsonObject } from '../schema/values.js';
-import { ApiFault, bad } from './fault.js';
+import { CALLS_PATH, CallLog, type Call } from './calls.js';
+import { ApiFault, bad, type FaultKind } from './fault.js';
 import { toJson } from './json.js';
 import { create, duplicate, list, patch, read, replace, type Handler } from './handlers.js';
-import { Store } from './store.js';
+import { keyOf, Store } from './store.js';
 
 export const MAX_BODY = 1024 * 1024;
 
@@ -27,6 +29,8 @@ export interface EmulatorOptions {
   maxPageSize?: number;
   /** which requests faults may hit: all, or only writes (to test apply's reporting with reads intact) */
   faultOn?: 'all' | 'writes';
+  /** how many calls the call log keeps (the last ones; default 10,000) */
+  callLogSize?: number;
 }
 
 interface Route {
@@ -36,15 +40,17 @@ interface Route {
   kind: KindDef;
   handler: Handler;
   write: boolean;
+  /** the kind's create endpoint: its answer holds the resource made */
+  creates: boolean;
 }
 
-function route(kind: KindDef, method: string, path: string, handler: Handler): Route {
+function route(kind: KindDef, method: string, path: string, handler: Handler, creates = false): Route {
   const names: string[] = [];
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, n: string) => {
     names.push(n);
     return n === 'key' ? '(.+?)' : '([^/]+)';
   });
-  return { method, pattern: new RegExp(`^${source}$`), names, kind, handler, write: method !== 'GET' };
+  return { method, pattern: new RegExp(`^${source}$`), names, kind, handler, write: method !== 'GET', creates };
 }
 
 /** Every endpoint of the contract's table, from the kinds' default endpoints. */
@@ -52,7 +58,7 @@ function routes(): Route[] {
   return builtinKinds.flatMap((k) => [
     route(k, 'GET', k.read.path, read),
     ...(k.list ? [route(k, 'GET', k.list.path, list)] : []),
-    ...(k.create ? [route(k, k.create.method, k.create.path, k.create.style === 'duplicate' ? duplicate : create)] : []),
+    ...(k.create ? [route(k, k.create.method, k.create.path, k.create.style === 'duplicate' ? duplicate : create, true)] : []),
     route(k, k.update.method, k.update.path, k.update.style === 'patch' ? patch : replace),
   ]);
 }
@@ -69,7 +75,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export type FaultKind = 'unavailable' | 'rate_limited' | 'drop_before' | 'drop_after';
+export type { FaultKind };
 const faultKinds: FaultKind[] = ['unavailable', 'rate_limited', 'drop_before', 'drop_after'];
 
 export interface EmulatorStats {
@@ -85,6 +91,14 @@ export interface Emulator {
   port: number;
   store: Store;
   stats: EmulatorStats;
+  /** every request received, in arrival order, bounded (see calls.ts) */
+  callLog: CallLog;
+  /** the calls held, oldest first */
+  calls(): Call[];
+  /** the write requests held (any method but GET and HEAD), oldest first, whether they took effect or not */
+  writes(): Call[];
+  /** forgets the calls held so far */
+  clearCalls(): void;
   server: Server;
   /** changes the latency of the answers from now on (the benchmark warms the emulator up without it) */
   setLatency(ms: number): void;
@@ -151,9 +165,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const table = routes();
   const random = seededRandom(opts.faultSeed ?? Date.now());
   const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 } };
+  const callLog = new CallLog(opts.callLogSize);
 
   /** What to answer a request; the answer is sent (or the connection dropped) once the latency has passed. */
-  const handle = async (req: IncomingMessage): Promise<Reply> => {
+  const handle = async (req: IncomingMessage, call: Call | undefined): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const auth = req.headers.authorization ?? '';
     const raw = await readBody(req);
@@ -161,6 +176,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       throw new ApiFault('unauthenticated', 'missing or invalid bearer token');
     }
     const method = req.method ?? 'GET';
+    if (url.pathname === CALLS_PATH && method === 'GET') return { status: 200, body: callLog.snapshot() };
     let match: RegExpExecArray | null = null;
     const r = table.find((x) => x.method === method && (match = x.pattern.exec(url.pathname)));
     if (!r || !match) throw new ApiFault('not_found', `no route for ${method} ${url.pathname}`);
@@ -177,12 +193,18 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const eligible = opts.faultOn !== 'writes' || r.write;
     const fault = eligible && opts.faultRate && random() < opts.faultRate ? faultKinds[Math.floor(random() * faultKinds.length)] : undefined;
     if (fault) stats.faults[fault]++;
+    if (fault && call) call.fault = fault;
     if (fault === 'unavailable') throw new ApiFault('unavailable', 'injected fault: service unavailable');
     if (fault === 'rate_limited') {
       return { status: 429, body: new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), headers: { 'retry-after': String(opts.retryAfter ?? 1) } };
     }
     if (fault === 'drop_before') return 'drop';
     const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw), maxPageSize: opts.maxPageSize });
+    if (call && r.write) {
+      call.stored = true;
+      const made = r.creates ? (result as JsonObject)[r.kind.create!.wrapper] : undefined;
+      if (isObject(made)) call.created = String(made[keyOf(r.kind)]);
+    }
     // The write took effect, but the client never hears of it.
     if (fault === 'drop_after') return 'drop';
     return { status: 200, body: result };
@@ -196,10 +218,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   const server = createServer((req, res) => {
     const arrived = performance.now();
-    void handle(req).catch(failed).then(async (reply) => {
+    // The request target as received; reading the log is not logged (it would fill the log it reads).
+    const target = req.url ?? '/';
+    const call = target.split('?')[0] === CALLS_PATH ? undefined : callLog.arrive(req.method ?? 'GET', target);
+    void handle(req, call).catch(failed).then(async (reply) => {
       // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
       const text = reply === 'drop' ? '' : toJson(reply.body);
       if (latency) await sleepUntil(arrived + latency);
+      if (call) callLog.answer(call, reply === 'drop' ? null : reply.status);
       if (reply === 'drop') req.socket.destroy();
       else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, reply.headers);
     });
@@ -216,6 +242,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     port,
     store,
     stats,
+    callLog,
+    calls: () => callLog.entries(),
+    writes: () => callLog.writes(),
+    clearCalls: () => callLog.clear(),
     server,
     setLatency: (ms) => {
       latency = ms;
