@@ -167,3 +167,15 @@ export interface ApplyResult {
   results: ResultEntry[];
   summary: { applied: number; failed: number; skipped: number; unchanged: number };
 }
+
+// What a command may touch of the outside world, passed in so tests run the real CLI in-process.
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** stdin and stdout are a terminal (confirmation prompts, colours) */
+  isTTY: boolean;
+  /** asks a yes/no question on the terminal */
+  ask?(question: string): Promise<string>;
+}

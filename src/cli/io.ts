@@ -1,15 +1,8 @@
-// What a command may touch of the outside world, passed in so tests run the real CLI in-process.
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** stdin and stdout are a terminal (confirmation prompts, colours) */
-  isTTY: boolean;
-  /** asks a yes/no question on the terminal */
-  ask?(question: string): Promise<string>;
-}
+import type { Io } from '../types.js';
 
+export type { Io };
+
+// The real process's outside world.
 export function processIo(): Io {
   return {
     out: (t) => process.stdout.write(t),

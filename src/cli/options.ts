@@ -1,5 +1,6 @@
 // Options travel as one typed object built here from flags, environment variables and the project file;
 // nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
+import { FORMATS, type Format } from '../report/formats.js';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -43,7 +44,7 @@ export interface RunOptions {
   debug: boolean;
   json: boolean;
   /** stdout: text for people, markdown for pull-request comments, json for scripts (--json) */
-  format: 'text' | 'markdown' | 'json';
+  format: Format;
   quiet: boolean;
   vars: Record<string, unknown>;
   registry: Registry;
@@ -98,9 +99,9 @@ function readToken(tokenFile: string | undefined, io: Io): string {
 
 function outputFormat(f: CommonFlags): RunOptions['format'] {
   const format = f.format ?? 'text';
-  if (!['text', 'markdown', 'json'].includes(format)) throw new UserError(`--format must be text, markdown or json, not ${JSON.stringify(format)}`);
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(`--format must be ${FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
   if (f.json && f.format && format !== 'json') throw new UserError('--json and --format markdown both choose the output: pass one');
-  return f.json ? 'json' : (format as RunOptions['format']);
+  return f.json ? 'json' : (format as Format);
 }
 
 export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io): RunOptions {

@@ -2,13 +2,11 @@
 // the call log.
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { builtinKinds } from '../kinds/registry.js';
-import type { KindDef } from '../kinds/types.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { CALLS_PATH, CallLog, type Call } from './calls.js';
 import { ApiFault, bad, type FaultKind } from './fault.js';
 import { toJson } from './json.js';
-import { create, duplicate, list, patch, read, replace, type Handler } from './handlers.js';
+import { findRoute, routes } from './routes.js';
 import { keyOf, Store } from './store.js';
 
 export const MAX_BODY = 1024 * 1024;
@@ -31,36 +29,6 @@ export interface EmulatorOptions {
   faultOn?: 'all' | 'writes';
   /** how many calls the call log keeps (the last ones; default 10,000) */
   callLogSize?: number;
-}
-
-interface Route {
-  method: string;
-  pattern: RegExp;
-  names: string[];
-  kind: KindDef;
-  handler: Handler;
-  write: boolean;
-  /** the kind's create endpoint: its answer holds the resource made */
-  creates: boolean;
-}
-
-function route(kind: KindDef, method: string, path: string, handler: Handler, creates = false): Route {
-  const names: string[] = [];
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, n: string) => {
-    names.push(n);
-    return n === 'key' ? '(.+?)' : '([^/]+)';
-  });
-  return { method, pattern: new RegExp(`^${source}$`), names, kind, handler, write: method !== 'GET', creates };
-}
-
-/** Every endpoint of the contract's table, from the kinds' default endpoints. */
-function routes(): Route[] {
-  return builtinKinds.flatMap((k) => [
-    route(k, 'GET', k.read.path, read),
-    ...(k.list ? [route(k, 'GET', k.list.path, list)] : []),
-    ...(k.create ? [route(k, k.create.method, k.create.path, k.create.style === 'duplicate' ? duplicate : create, true)] : []),
-    route(k, k.update.method, k.update.path, k.update.style === 'patch' ? patch : replace),
-  ]);
 }
 
 /** mulberry32: a tiny seeded PRNG, so a fault test run is reproducible with --fault-seed. */
@@ -177,17 +145,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     const method = req.method ?? 'GET';
     if (url.pathname === CALLS_PATH && method === 'GET') return { status: 200, body: callLog.snapshot() };
-    let match: RegExpExecArray | null = null;
-    const r = table.find((x) => x.method === method && (match = x.pattern.exec(url.pathname)));
-    if (!r || !match) throw new ApiFault('not_found', `no route for ${method} ${url.pathname}`);
-    const params: Record<string, string> = {};
-    r.names.forEach((n, i) => {
-      try {
-        params[n] = match![i + 1].split('/').map(decodeURIComponent).join('/');
-      } catch {
-        throw bad('malformed percent-encoding in the path');
-      }
-    });
+    const { route: r, params } = findRoute(table, method, url.pathname);
     if (r.write) stats.writes++;
     else stats.reads++;
     const eligible = opts.faultOn !== 'writes' || r.write;

@@ -61,6 +61,9 @@ export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: strin
   return url;
 }
 
+/** What reading needs of a client: one call. The planner's scenario tests answer it from the emulator in-process. */
+export type Caller = Pick<Client, 'call'>;
+
 export class Client {
   private readonly pool: Pool;
   private readonly origin: string;

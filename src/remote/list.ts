@@ -2,7 +2,7 @@ import { withQuery } from '../kinds/paths.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, stableStringify, type JsonObject } from '../schema/values.js';
 import type { ListSpec, ReadBack } from '../types.js';
-import type { Client } from './client.js';
+import type { Caller } from './client.js';
 
 /**
  * The resource a read answered, taken out of its wrapper. With `key`, a key kind's resource gets its key back: the
@@ -18,7 +18,7 @@ export function unwrap(read: Pick<ReadBack, 'wrapper' | 'key_field'>, body: Json
  * A list, page by page (the live API caps pages small, so this follows next_page_token until it is empty).
  * `scope` holds the values of the list's scope fields (project_id).
  */
-async function* listPages(client: Client, list: ListSpec, scope: JsonObject): AsyncGenerator<JsonObject[]> {
+async function* listPages(client: Caller, list: ListSpec, scope: JsonObject): AsyncGenerator<JsonObject[]> {
   const query = Object.fromEntries(list.scope.map((f) => [f, `spec.${f}`]));
   let token = '';
   do {
@@ -32,7 +32,7 @@ async function* listPages(client: Client, list: ListSpec, scope: JsonObject): As
 }
 
 /** Every live resource of a list, through all its pages. */
-export async function listAll(client: Client, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> {
+export async function listAll(client: Caller, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> {
   const items: JsonObject[] = [];
   for await (const page of listPages(client, list, scope)) items.push(...page);
   return items;
@@ -45,7 +45,7 @@ export async function listAll(client: Client, list: ListSpec, scope: JsonObject)
  * the live API's pages are small: without the bound, 20 events of a project with 100,000 would cost thousands of
  * pages instead of 20 GETs; with it, never more than twice the GETs.
  */
-export async function listSome(client: Client, list: ListSpec, scope: JsonObject, ids: ReadonlySet<string>): Promise<Map<string, JsonObject>> {
+export async function listSome(client: Caller, list: ListSpec, scope: JsonObject, ids: ReadonlySet<string>): Promise<Map<string, JsonObject>> {
   const found = new Map<string, JsonObject>();
   let pages = 0;
   for await (const page of listPages(client, list, scope)) {

@@ -11,7 +11,7 @@ import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Observed } from '../types.js';
 import { mapPool } from '../util/pool.js';
-import type { Client } from './client.js';
+import type { Caller } from './client.js';
 import { listAll, listSome, naturalKeyOf, unwrap } from './list.js';
 import { answeredByList, listKey, scopeOf, wouldBeDefault, type DocRead, type ReadPlan } from './read-plan.js';
 import { findCreated } from './recover.js';
@@ -21,7 +21,7 @@ export interface ReadFailure {
   error: ApiError | Error;
 }
 
-export async function readLive(plan: ReadPlan, client: Client, state: State, concurrency: number, onRead: () => void = () => {}) {
+export async function readLive(plan: ReadPlan, client: Caller, state: State, concurrency: number, onRead: () => void = () => {}) {
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];

@@ -5,7 +5,7 @@
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import type { Lookup } from '../types.js';
-import type { Client } from './client.js';
+import type { Caller } from './client.js';
 import { listAll, unwrap } from './list.js';
 
 /** Clock skew allowed between us and the server when comparing a create_time with `since`. */
@@ -21,7 +21,7 @@ export interface Search {
   claimed: Set<string>;
 }
 
-export async function findCreated(client: Client, s: Search): Promise<JsonObject | undefined> {
+export async function findCreated(client: Caller, s: Search): Promise<JsonObject | undefined> {
   const { lookup } = s;
   const model = resourceModel(s.schema);
   let expected = lookup.match;

@@ -1,6 +1,6 @@
 // Progress while reading and applying many resources: a self-updating line on a terminal, plain periodic lines
 // in CI (CI=true), nothing otherwise or with --quiet. Always on stderr, so stdout stays the command's output.
-import type { Io } from '../cli/io.js';
+import type { Io } from '../types.js';
 
 export interface Progress {
   tick(): void;

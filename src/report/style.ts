@@ -1,5 +1,5 @@
 // Colours for a terminal only: not when NO_COLOR is set, TERM is dumb, or output is not a terminal.
-import type { Io } from '../cli/io.js';
+import type { Io } from '../types.js';
 
 export interface Style {
   add(s: string): string;

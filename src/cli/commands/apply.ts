@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
 import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
-import { readSavedPlan, staleness } from '../../plan/saved.js';
-import { applyMarkdown } from '../../report/markdown.js';
+import { mismatches, readSavedPlan } from '../../plan/saved.js';
+import { configurationHash } from '../../plan/fingerprint.js';
+import { liveMoved } from '../../apply/recheck.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
-import { applySummary, renderApply } from '../../report/text.js';
+import { renderers } from '../../report/formats.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
@@ -48,7 +49,10 @@ async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io:
   const state = State.load(opts.statePath);
   const client = makeClient(opts, io);
   try {
-    const reasons = await staleness(plan, docs, { name: opts.envName, base_url: client.opts.baseUrl }, state, client, opts.concurrency);
+    const now = { environment: { name: opts.envName, base_url: client.opts.baseUrl }, configuration_hash: configurationHash(docs), state: state.ref() };
+    const reasons = mismatches(plan, now);
+    // The live resources are read again only for a plan that still holds otherwise.
+    if (!reasons.length) reasons.push(...await liveMoved(plan, client, opts.concurrency));
     if (reasons.length) {
       io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
       return 1;
@@ -74,10 +78,7 @@ async function execute(plan: Plan, state: State, client: Client, opts: RunOption
   const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
-  if (opts.format === 'json') io.out(`${JSON.stringify(result, null, 2)}\n`);
-  else if (opts.format === 'markdown') io.out(applyMarkdown(result));
-  else if (opts.quiet) io.out(`${applySummary(result)}\n`);
-  else if (changes) io.out(renderApply(result, styleFor(io)));
+  io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
   return result.summary.failed || result.summary.skipped ? 1 : 0;
 }

@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { planMarkdown } from '../../report/markdown.js';
+import { renderers } from '../../report/formats.js';
 import { styleFor } from '../../report/style.js';
-import { renderPlan, summaryLine } from '../../report/text.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
@@ -14,10 +13,7 @@ export interface PlanFlags extends CommonFlags {
 }
 
 export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {
-  if (opts.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
-  else if (opts.format === 'markdown') write(planMarkdown(plan));
-  else if (opts.quiet) write(`${summaryLine(plan)}\n`);
-  else write(`${renderPlan(plan, styleFor(io))}(${plan.requests?.reads ?? 0} read request${plan.requests?.reads === 1 ? '' : 's'})\n`);
+  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet }));
 }
 
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {

@@ -1,0 +1,65 @@
+// The planner without a network: each folder NNN-name/ holds documents (*.yaml), the live platform as an
+// emulator seed (live.yaml), optionally a state (state.json), and the plan it must give (expected-plan.json,
+// a golden file: `npx vitest run test/scenarios -u` rewrites it, and the diff is reviewed like code). Reads are
+// answered by the emulator's own handlers in-process, so what the planner sees is what the platform would send.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { answer } from '../../src/emulator/routes.js';
+import { Store } from '../../src/emulator/store.js';
+import { defaultRegistry } from '../../src/kinds/registry.js';
+import { loadDir } from '../../src/load/load.js';
+import { planChanges } from '../../src/plan/build.js';
+import type { Caller } from '../../src/remote/client.js';
+import { readLive } from '../../src/remote/read-live.js';
+import { planReads } from '../../src/remote/read-plan.js';
+import { interpolateSources } from '../../src/resolve/interpolate.js';
+import { checkReferences } from '../../src/resolve/refs.js';
+import { State } from '../../src/state/state.js';
+import { validateDocuments } from '../../src/validate/validate.js';
+
+const here = new URL('.', import.meta.url).pathname;
+const folders = readdirSync(here, { withFileTypes: true }).filter((e) => e.isDirectory() && /^\d{3}-/.test(e.name)).map((e) => e.name).sort();
+
+/** The emulator's answers as a client's: an error status is thrown as the ApiError the real client throws. */
+function platform(seedFile: string): { caller: Caller; reads: string[] } {
+  const store = new Store();
+  store.seed(readFileSync(seedFile, 'utf8'), seedFile);
+  const reads: string[] = [];
+  const caller: Caller = {
+    call: async (method, path, body) => {
+      reads.push(`${method} ${path}`);
+      const r = answer(store, method, path, body);
+      if (r.status >= 300) throw new ApiError(method, path, r.status, String(r.body.code), String(r.body.message));
+      return { status: r.status, body: r.body };
+    },
+  };
+  return { caller, reads };
+}
+
+async function planScenario(dir: string) {
+  const { docs: sources, issues } = loadDir(join(dir, 'documents'), dir);
+  issues.push(...interpolateSources(sources, { vars: {}, env: {} }));
+  const { docs, issues: more } = validateDocuments(sources, defaultRegistry);
+  issues.push(...more, ...checkReferences(docs));
+  expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
+  const state = State.load(join(dir, 'state.json'));
+  const { caller, reads } = platform(join(dir, 'live.yaml'));
+  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, 4);
+  expect(failures.map((f) => `${f.address}: ${f.error.message}`)).toEqual([]);
+  const plan = planChanges(docs, observed, defaultRegistry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+  return { plan, reads };
+}
+
+describe('planner scenarios', () => {
+  it('has scenarios to run', () => {
+    expect(folders.length).toBeGreaterThanOrEqual(6);
+  });
+  it.each(folders)('%s', async (name) => {
+    const dir = join(here, name);
+    expect(existsSync(join(dir, 'live.yaml'))).toBe(true);
+    const { plan, reads } = await planScenario(dir);
+    await expect(`${JSON.stringify({ ...plan, reads: reads.sort() }, null, 2)}\n`).toMatchFileSnapshot(join(dir, 'expected-plan.json'));
+  });
+});
