@@ -66,9 +66,11 @@ export function read(store: Store, op: Operation): JsonObject {
 
 export function list(store: Store, op: Operation): JsonObject {
   const { kind: k, query } = op;
+  if (!k.list) throw new Error(`${k.kind} has no list`);
+  const { itemsKey } = k.list;
   const listRules = rulesOf(k).list ?? { orderBy: [], search: [] };
   const page = listPage([...store.col(k).values()], query, resourceModel(k.schema), listRules, op.maxPageSize);
-  return { [k.list!.itemsKey]: page.items, next_page_token: page.next_page_token };
+  return { [itemsKey]: page.items, next_page_token: page.next_page_token };
 }
 
 export function create(store: Store, op: Operation): JsonObject {
@@ -89,7 +91,7 @@ export function create(store: Store, op: Operation): JsonObject {
     throw e;
   }
   store.save();
-  return { [k.create!.wrapper]: stored };
+  return { [k.create?.wrapper ?? 'resource']: stored };
 }
 
 /** Operation 13: copy the event, apply the body's masked fields, `%@` in a string standing for the original. */

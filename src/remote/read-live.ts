@@ -9,7 +9,7 @@ import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
-import type { Observed } from '../types.js';
+import type { ListSpec, Observed } from '../types.js';
 import { mapPool } from '../util/pool.js';
 import type { Caller } from './client.js';
 import { listAll, listSome, naturalKeyOf, unwrap } from './list.js';
@@ -31,17 +31,17 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
   const idOf = (a: string) => ids.get(a);
 
   const lists = new Map<string, Promise<JsonObject[]>>();
-  const listed = (k: KindDef, scope: JsonObject): Promise<JsonObject[]> => {
+  const listed = (k: KindDef, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> => {
     const key = listKey(k, scope);
-    if (!lists.has(key)) lists.set(key, listAll(client, listSpecOf(k)!, scope));
+    if (!lists.has(key)) lists.set(key, listAll(client, list, scope));
     return lists.get(key)!;
   };
   /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
   const byNaturalKey = new Map<Promise<JsonObject[]>, Promise<Map<string, JsonObject>>>();
-  const adopt = async (k: KindDef, fields: string[], desired: JsonObject): Promise<JsonObject | undefined> => {
-    const scope = scopeOf(listSpecOf(k)!, desired);
-    if (!scope) return undefined;
-    const list = listed(k, scope);
+  const adopt = async (k: KindDef, fields: string[], listSpec: ListSpec | undefined, desired: JsonObject): Promise<JsonObject | undefined> => {
+    const scope = listSpec && scopeOf(listSpec, desired);
+    if (!listSpec || !scope) return undefined;
+    const list = listed(k, listSpec, scope);
     if (!byNaturalKey.has(list)) {
       byNaturalKey.set(list, list.then((all) => {
         const index = new Map<string, JsonObject>();
@@ -60,7 +60,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
   const byId = new Map<string, Promise<Map<string, JsonObject>>>();
   for (const [key, g] of plan.lists) {
     const found = g.whole
-      ? listed(g.k, g.scope).then((items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [String(r.id), r])))
+      ? listed(g.k, g.list, g.scope).then((items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [String(r.id), r])))
       : listSome(client, g.list, g.scope, g.ids);
     byId.set(key, found.catch(() => new Map<string, JsonObject>()));
     if (g.whole) void lists.get(key)!.catch(() => []);
@@ -106,10 +106,11 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
       if (found) Object.assign(o, { live: found, id: String(found.id) });
     }
     // A configuration that would become a default must be checked against the live ones: list them.
-    const scope = listSpecOf(k) && scopeOf(listSpecOf(k)!, desired);
-    if (scope && wouldBeDefault(k, desired)) await listed(k, scope);
+    const list = listSpecOf(k);
+    const scope = list && scopeOf(list, desired);
+    if (list && scope && wouldBeDefault(k, desired)) await listed(k, list, scope);
     if (!o.live && k.identity.by === 'natural') {
-      const found = await adopt(k, k.identity.fields, desired);
+      const found = await adopt(k, k.identity.fields, list, desired);
       if (found) Object.assign(o, { live: found, id: String(found.id) });
     }
     // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.
