@@ -157,7 +157,8 @@ export type Observed = Desired & Live;
 export interface ResultEntry {
   address: string;
   action: Change['action'];
-  outcome: 'applied' | 'failed' | 'skipped';
+  /** unknown: it may or may not have taken effect, and nothing could tell (the next plan shows) */
+  outcome: 'applied' | 'failed' | 'skipped' | 'unknown';
   id?: string;
   error?: string;
 }
@@ -165,7 +166,7 @@ export interface ResultEntry {
 export interface ApplyResult {
   format_version: 1;
   results: ResultEntry[];
-  summary: { applied: number; failed: number; skipped: number; unchanged: number };
+  summary: { applied: number; failed: number; skipped: number; unknown: number; unchanged: number };
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.

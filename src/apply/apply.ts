@@ -1,16 +1,15 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../errors.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
-import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
-import { findCreated } from '../remote/recover.js';
+import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { writeTookEffect } from './confirm.js';
+import { creator, OutcomeUnknown } from './create.js';
 
 export interface ApplyOptions {
   concurrency: number;
@@ -19,8 +18,7 @@ export interface ApplyOptions {
 }
 
 function errorText(e: unknown): string {
-  if (e instanceof ApiError) return e.ambiguous ? `${e.line()} (the write may or may not have taken effect; the next plan will show)` : e.line();
-  return (e as Error).message;
+  return e instanceof ApiError ? e.line() : (e as Error).message;
 }
 
 /** How often, at most, the state is rewritten for updates; creates and pending markers are written at once. */
@@ -40,42 +38,22 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   const outcome = new Map<string, ResultEntry>();
   const idOf = (a: string) => ids.get(a);
 
-  /**
-   * Sends a create, never blindly twice: a pending marker goes to the state first; when the answer is lost, the
-   * resource is looked up (and adopted) before the create is sent again. A marker left behind (no lookup possible,
-   * or a crash) makes the next plan look it up too.
-   */
-  const create = async (c: Change, path: string, body: JsonObject | undefined): Promise<Response> => {
-    const since = new Date().toISOString();
-    state.set(c.address, { kind: c.kind, pending_since: since });
-    save(true);
-    const lookup = c.lookup && fillReferences(c.lookup as unknown as Json, idOf) as unknown as typeof c.lookup;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await client.call(c.request!.method, path, body);
-      } catch (e) {
-        if (!maybeApplied(e)) {
-          state.forget(c.address); // refused: nothing was created
-          throw e;
-        }
-        const found = lookup && await findCreated(client, { lookup, schema: c.schema!, since, claimed: state.claimedIds() }).catch(() => undefined);
-        if (found) return { status: 200, body: c.request!.answer ? { [c.request!.answer]: found } : found };
-        if (!lookup || attempt >= client.opts.maxAttempts) throw e;
-        await sleep(backoff(client.opts, attempt));
-      }
-    }
-  };
+  const create = creator(client, state, () => save(true), idOf);
 
-  /** Sends an update; when its answer is lost or it meets its own earlier attempt, the resource is read back. */
+  /**
+   * Sends an update; when it may or may not have taken effect (no answer, a 5xx on the way, or a 409 meeting its
+   * own earlier attempt), the resource is read back and decides.
+   */
   const send = async (c: Change, path: string, body: JsonObject | undefined) => {
     if (c.action === 'create') return create(c, path, body);
     try {
       return await client.call(c.request!.method, path, body, c.request!.retry);
     } catch (e) {
-      const unclear = e instanceof ApiError && (e.status === 0 || e.status === 409);
-      if (c.action === 'update' && unclear && c.read && (await writeTookEffect(c, fillReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client))) {
-        return { status: 200, body: {} };
-      }
+      const unclear = e instanceof ApiError && (e.ambiguous || e.status === 0 || e.status === 409);
+      if (!unclear || !c.read) throw e;
+      const took = await writeTookEffect(c, fillReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client);
+      if (took === 'yes') return { status: 200, body: {} };
+      if (took === 'unknown') throw new OutcomeUnknown(`${e.line()}: it may or may not have taken effect, and reading it back failed; the next plan will show`);
       throw e;
     }
   };
@@ -119,7 +97,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         save(c.action === 'create');
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
       } catch (e) {
-        entry = { address: c.address, action: c.action, outcome: 'failed', ...(c.id ? { id: c.id } : {}), error: errorText(e) };
+        const outcome = e instanceof OutcomeUnknown ? 'unknown' : 'failed';
+        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorText(e) };
       }
     }
     outcome.set(c.address, entry);
@@ -135,6 +114,6 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   return {
     format_version: 1,
     results,
-    summary: { applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unchanged: plan.summary.noop },
+    summary: { applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'), unchanged: plan.summary.noop },
   };
 }

@@ -7,14 +7,15 @@ import type { Client } from '../remote/client.js';
 import { unwrap } from '../remote/list.js';
 import type { Change } from '../types.js';
 
-/** `readPath` and `expect` with references filled in. */
-export async function writeTookEffect(c: Change, readPath: string, expect: Record<string, Json>, client: Client): Promise<boolean> {
+/** Whether the resource holds what the write set: `unknown` when it cannot be read. `readPath` and `expect` with
+ *  references filled in. */
+export async function writeTookEffect(c: Change, readPath: string, expect: Record<string, Json>, client: Client): Promise<'yes' | 'no' | 'unknown'> {
+  let live;
   try {
-    const { body } = await client.call('GET', readPath);
-    const live = unwrap(c.read!, body);
-    const model = resourceModel(c.schema!);
-    return Object.entries(expect).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(live, p)) ?? null, v ?? null));
+    live = unwrap(c.read!, (await client.call('GET', readPath)).body);
   } catch {
-    return false;
+    return 'unknown';
   }
+  const model = resourceModel(c.schema!);
+  return Object.entries(expect).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(live, p)) ?? null, v ?? null)) ? 'yes' : 'no';
 }

@@ -35,9 +35,14 @@ export function loadDocuments(opts: RunOptions, io: Io): Document[] {
   return docs;
 }
 
-export function makeClient(opts: RunOptions, io: Io): Client {
+/** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
+export function baseUrl(opts: RunOptions, warn: (m: string) => void = () => {}): URL {
   if (!opts.baseUrl) throw new UserError('no base URL: pass --base-url, set TAPEDECK_BASE_URL, or choose an environment with --env');
-  const url = checkBaseUrl(opts.baseUrl, opts.insecureHttp, (m) => io.err(`${m}\n`));
+  return checkBaseUrl(opts.baseUrl, opts.insecureHttp, warn);
+}
+
+export function makeClient(opts: RunOptions, io: Io): Client {
+  const url = baseUrl(opts, (m) => io.err(`${m}\n`));
   return new Client({
     ...defaultClientOptions,
     baseUrl: url.href,
@@ -58,10 +63,10 @@ export interface Planned {
 }
 
 /** Load, read, plan: the plan as a closed value, with what it was made from and its checksum. */
-export async function makePlan(opts: RunOptions, io: Io): Promise<Planned> {
+export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Document[]; state: State }): Promise<Planned> {
   const registry = opts.registry;
-  const docs = loadDocuments(opts, io);
-  const state = State.load(opts.statePath);
+  const docs = loaded?.docs ?? loadDocuments(opts, io);
+  const state = loaded?.state ?? State.load(opts.statePath);
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);

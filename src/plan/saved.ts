@@ -1,6 +1,6 @@
 // Saved plans: written with a checksum, read back checked against the plan file's JSON Schema, its checksum and
 // the tapedeck version, and refused when what they were made from has moved (configuration, environment, state
-// serial; the live resources they would write are checked again by apply/recheck.ts).
+// serial), or when the plan made again now would not be the same, change by change.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
@@ -43,7 +43,7 @@ export function readSavedPlan(file: string): Plan {
   return plan;
 }
 
-/** Where things stand when a saved plan is to be applied. */
+/** Where things stand when a saved plan is to be applied (the plan made again has all of it). */
 export interface Now {
   environment: { name: string; base_url: string };
   configuration_hash: string;
@@ -64,5 +64,24 @@ export function mismatches(plan: Plan, now: Now): string[] {
     const name = (l: string) => l || 'a new state';
     reasons.push(`the state moved since the plan was made (serial ${plan.state.serial} of ${name(plan.state.lineage)}, now ${serial} of ${name(lineage)}): it was applied already, or another apply ran`);
   }
+  return reasons;
+}
+
+/**
+ * Why the saved plan's changes are not the ones the documents, the state and the platform give now (`fresh`: the
+ * plan made again): a live resource moved, or the saved change was altered (a hand-made checksum hides an edit,
+ * not a request that the documents do not give). Pure.
+ */
+export function changeDifferences(saved: Plan, fresh: Plan): string[] {
+  const now = new Map(fresh.changes.map((c) => [c.address, c]));
+  const reasons: string[] = [];
+  for (const c of saved.changes) {
+    const f = now.get(c.address);
+    now.delete(c.address);
+    if (!f) reasons.push(`${c.address}: no document gives this change now`);
+    else if (f.live_fingerprint !== c.live_fingerprint) reasons.push(`${c.address}: the live resource changed since the plan was made`);
+    else if (canonical(f) !== canonical(c)) reasons.push(`${c.address}: the saved change is not what the documents and the state give (the plan file was altered?)`);
+  }
+  for (const address of now.keys()) reasons.push(`${address}: not in the saved plan`);
   return reasons;
 }

@@ -27,7 +27,7 @@ export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAtte
 export const backoff = (opts: Pick<ClientOptions, 'backoffMs'>, attempt: number) => Math.random() * opts.backoffMs * 2 ** (attempt - 1);
 
 /** A failure after which a write may or may not have taken effect: no answer, or a server-side error. */
-export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.status === 0 || e.status >= 500);
+export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || e.status === 0 || e.status >= 500);
 
 export interface Response {
   status: number;
@@ -93,6 +93,8 @@ export class Client {
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
     const started = Date.now();
+    /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
+    let mayHaveApplied = false;
     for (let attempt = 1; ; attempt++) {
       let outcome: Response | ApiError;
       try {
@@ -101,12 +103,18 @@ export class Client {
         outcome = e as ApiError;
       }
       if (!(outcome instanceof ApiError)) return outcome;
+      mayHaveApplied ||= method !== 'GET' && (outcome.status === 0 || outcome.status >= 500);
       const transient = outcome.status === 0 || RETRY_STATUS.has(outcome.status);
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
       const wait = retryAfter ?? backoff(this.opts, attempt);
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
-      if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) throw outcome;
+      if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) {
+        // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
+        throw mayHaveApplied && !outcome.ambiguous
+          ? new ApiError(method, path, outcome.status, outcome.code, `${outcome.message} (an earlier attempt got no clear answer)`, true)
+          : outcome;
+      }
       this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
       await sleep(wait);
     }

@@ -29,6 +29,8 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
   let stopped: ApiError | undefined;
   let notRead = 0;
   const idOf = (a: string) => ids.get(a);
+  /** resources already someone's: the state's, and those found for a pending create during this reading */
+  const claimed = state.claimedIds();
 
   const lists = new Map<string, Promise<JsonObject[]>>();
   const listed = (k: KindDef, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> => {
@@ -100,9 +102,9 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
     if (!o.live && r.pending) {
       const lookup = lookupOf(k, desired, source);
       if (!lookup) {
-        throw new Error(`a create sent at ${r.pending} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
+        throw new Error(`a create sent at ${r.pending.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
       }
-      const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending, claimed: state.claimedIds() });
+      const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending.since, existing: r.pending.existing, claimed });
       if (found) Object.assign(o, { live: found, id: String(found.id) });
     }
     // A configuration that would become a default must be checked against the live ones: list them.

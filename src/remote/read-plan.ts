@@ -21,7 +21,7 @@ export interface DocRead {
   /** the id came from the state: a 404 means the resource is gone, not a mistake in the document */
   fromState: boolean;
   /** a create sent earlier whose outcome was never learnt (lost answer, crash): look it up before creating again */
-  pending?: string;
+  pending?: { since: string; existing?: string[] };
   /** the document holds `${Kind/name.id}` references, filled in as their targets are read */
   refers: boolean;
   /** answered by a list read (the list's key) instead of a GET */
@@ -71,8 +71,8 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const fromState = doc.id === undefined && k.identity.by !== 'key' ? state.idOf(doc.address) : undefined;
     const id = doc.id ?? fromState;
     const r: DocRead = { doc, k, ...(id ? { id } : {}), fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0 };
-    const pending = state.entry(doc.address)?.pending_since;
-    if (pending && k.create) r.pending = pending;
+    const entry = state.entry(doc.address);
+    if (entry?.pending_since && k.create) r.pending = { since: entry.pending_since, ...(entry.existing ? { existing: entry.existing } : {}) };
     reads.set(doc.address, r);
     const list = listSpecOf(k);
     const scope = list && scopeOf(list, doc.spec);

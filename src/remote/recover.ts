@@ -4,7 +4,7 @@
 // `lookup`; a create without one cannot be looked up.
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type JsonObject } from '../schema/values.js';
-import type { Lookup } from '../types.js';
+import type { ListSpec, Lookup } from '../types.js';
 import type { Caller } from './client.js';
 import { listAll, unwrap } from './list.js';
 
@@ -17,13 +17,17 @@ export interface Search {
   schema: string;
   /** when the create was (first) sent */
   since?: string;
-  /** ids that are already someone's */
+  /** ids that are already someone's; the one found is added, so twins of one run never share a resource */
   claimed: Set<string>;
+  /** ids that matched before the create was sent: never this create's, whatever their create_time says */
+  existing?: readonly string[];
 }
 
-export async function findCreated(client: Caller, s: Search): Promise<JsonObject | undefined> {
-  const { lookup } = s;
-  const model = resourceModel(s.schema);
+export type Lister = (client: Caller, list: ListSpec, scope: JsonObject) => Promise<JsonObject[]>;
+
+/** Every listed resource in the lookup's scope whose managed fields equal what the create carries. */
+export async function matching(client: Caller, lookup: Lookup, schema: string, list: Lister = listAll): Promise<JsonObject[]> {
+  const model = resourceModel(schema);
   let expected = lookup.match;
   let scope: JsonObject = Object.fromEntries(lookup.list.scope.map((f) => [f, lookup.match[f] ?? null]));
   if (lookup.source) {
@@ -36,12 +40,24 @@ export async function findCreated(client: Caller, s: Search): Promise<JsonObject
       return [p, typeof v === 'string' && typeof original === 'string' ? v.split(placeholder).join(original) : v];
     }));
   }
-  const earliest = s.since ? Date.parse(s.since) - SKEW_MS : -Infinity;
-  const candidates = (await listAll(client, lookup.list, scope)).reverse().filter((r) =>
-    !s.claimed.has(String(r.id)) &&
-    !(typeof r.create_time === 'string' && Date.parse(r.create_time) < earliest) &&
+  return (await list(client, lookup.list, scope)).filter((r) =>
     Object.entries(expected).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(r, p)) ?? null, v ?? null)));
+}
+
+/**
+ * The resource this create made, if the platform has it: a match that nobody claims, that did not exist before
+ * the create was sent, made no earlier than it was sent where the kind says when. Claimed for it at once (the
+ * choice and the claim happen in one turn of the event loop, so concurrent lookups never pick the same one).
+ */
+export async function findCreated(client: Caller, s: Search): Promise<JsonObject | undefined> {
+  const earliest = s.since ? Date.parse(s.since) - SKEW_MS : -Infinity;
+  const existing = new Set(s.existing ?? []);
+  const candidates = (await matching(client, s.lookup, s.schema)).reverse().filter((r) =>
+    !s.claimed.has(String(r.id)) && !existing.has(String(r.id)) &&
+    !(typeof r.create_time === 'string' && Date.parse(r.create_time) < earliest));
   // The newest match is the one this create made, if several look alike (list order is creation order).
   candidates.sort((a, b) => String(b.create_time ?? '').localeCompare(String(a.create_time ?? '')));
-  return candidates[0];
+  const found = candidates[0];
+  if (found) s.claimed.add(String(found.id));
+  return found;
 }

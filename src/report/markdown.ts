@@ -64,9 +64,9 @@ export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
 }
 
 export function applyMarkdown(r: ApplyResult, limit = GITHUB_COMMENT_LIMIT): string {
-  const { applied, failed, skipped, unchanged } = r.summary;
-  const mark = { applied: '✅', failed: '❌', skipped: '⏭️' } as const;
-  const head = [`### tapedeck apply: ${failed || skipped ? 'incomplete' : 'complete'}`, '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unchanged} unchanged.**`];
+  const { applied, failed, skipped, unknown, unchanged } = r.summary;
+  const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
+  const head = [`### tapedeck apply: ${failed || skipped || unknown ? 'incomplete' : 'complete'}`, '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${unchanged} unchanged.**`];
   if (!r.results.length) return `${head.join('\n')}\n`;
   const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${x.error ? text(x.error) : ''} |`);
   return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');

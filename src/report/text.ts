@@ -84,8 +84,9 @@ function renderResult(r: ResultEntry, s: Style = noStyle): string {
 }
 
 export function applySummary(res: ApplyResult): string {
-  const { applied, failed, skipped, unchanged } = res.summary;
-  return `Apply ${failed || skipped ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unchanged} unchanged.`;
+  const { applied, failed, skipped, unknown, unchanged } = res.summary;
+  const unclear = unknown ? `${unknown} unknown (may or may not have taken effect), ` : '';
+  return `Apply ${failed || skipped || unknown ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unclear}${unchanged} unchanged.`;
 }
 
 export function renderApply(res: ApplyResult, s: Style = noStyle): string {

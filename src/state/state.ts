@@ -17,6 +17,8 @@ export interface StateEntry {
   fields?: Record<string, unknown>;
   /** a create was sent at this time and its outcome is not known yet: look the resource up before creating again */
   pending_since?: string;
+  /** ids that already matched the create before it was sent: never taken for the resource it made */
+  existing?: string[];
 }
 
 export interface StateData {
@@ -47,6 +49,11 @@ export class State {
       throw new UserError(`state file ${file} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
     }
     if (!isObject(data) || !isObject(data.resources)) throw new UserError(`state file ${file} is not a tapedeck state file`);
+    for (const [address, e] of Object.entries(data.resources)) {
+      if (!isObject(e) || typeof e.kind !== 'string' || (e.id !== undefined && typeof e.id !== 'string')) {
+        throw new UserError(`state file ${file}: the entry for ${address} is not a state entry (kind and id must be strings)`);
+      }
+    }
     if ((data.lineage !== undefined && typeof data.lineage !== 'string') || (data.serial !== undefined && !Number.isSafeInteger(data.serial))) {
       throw new UserError(`state file ${file}: lineage must be a string and serial an integer`);
     }

@@ -1,9 +1,7 @@
 import { resolve } from 'node:path';
 import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
-import { mismatches, readSavedPlan } from '../../plan/saved.js';
-import { configurationHash } from '../../plan/fingerprint.js';
-import { liveMoved } from '../../apply/recheck.js';
+import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
@@ -13,7 +11,8 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
-import { loadDocuments, makeClient, makePlan } from '../pipeline.js';
+import { baseUrl, loadDocuments, makePlan } from '../pipeline.js';
+import { configurationHash } from '../../plan/fingerprint.js';
 import { printPlan } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
@@ -42,22 +41,26 @@ async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promis
   }
 }
 
-/** A saved plan is applied only if nothing it was made from has moved; otherwise nothing is written. */
+/**
+ * A saved plan is applied only if nothing it was made from has moved: the plan is made again from the documents,
+ * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
+ */
 async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const plan = readSavedPlan(file);
+  const saved = readSavedPlan(file);
+  const stale = (reasons: string[]) => {
+    io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
+    return 1;
+  };
+  // What it was made from is checked before anything is read: another environment's URL may not even answer.
   const docs = loadDocuments(opts, io);
   const state = State.load(opts.statePath);
-  const client = makeClient(opts, io);
+  const environment = { name: opts.envName, base_url: baseUrl(opts).href };
+  const before = mismatches(saved, { environment, configuration_hash: configurationHash(docs), state: state.ref() });
+  if (before.length) return stale(before);
+  const { plan: fresh, client } = await makePlan(opts, io, { docs, state });
   try {
-    const now = { environment: { name: opts.envName, base_url: client.opts.baseUrl }, configuration_hash: configurationHash(docs), state: state.ref() };
-    const reasons = mismatches(plan, now);
-    // The live resources are read again only for a plan that still holds otherwise.
-    if (!reasons.length) reasons.push(...await liveMoved(plan, client, opts.concurrency));
-    if (reasons.length) {
-      io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
-      return 1;
-    }
-    return await execute(plan, state, client, opts, flags, io);
+    const reasons = changeDifferences(saved, fresh);
+    return reasons.length ? stale(reasons) : await execute(saved, state, client, opts, flags, io);
   } finally {
     await client.close();
   }
@@ -80,5 +83,5 @@ async function execute(plan: Plan, state: State, client: Client, opts: RunOption
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
-  return result.summary.failed || result.summary.skipped ? 1 : 0;
+  return result.summary.failed || result.summary.skipped || result.summary.unknown ? 1 : 0;
 }

@@ -1,0 +1,72 @@
+// Creates, each sent at most once unless a lookup proved it absent. Before a create is sent, the resources that
+// already match it are noted in its pending marker (they are never taken for it), and the marker goes to the state;
+// when the answer is lost, the resource is looked up (and claimed) before anything is sent again. A lookup that
+// fails leaves the outcome unknown and the marker in place: the next plan looks again.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../errors.js';
+import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
+import { listAll } from '../remote/list.js';
+import { findCreated, matching, type Lister } from '../remote/recover.js';
+import { fillReferences } from '../resolve/refs.js';
+import { isObject, type Json, type JsonObject } from '../schema/values.js';
+import type { State } from '../state/state.js';
+import type { Change, Lookup } from '../types.js';
+
+/** The write may or may not have taken effect, and nothing could tell. */
+export class OutcomeUnknown extends Error {}
+
+const line = (e: unknown) => (e instanceof ApiError ? e.line() : (e as Error).message);
+
+export function creator(client: Client, state: State, save: () => void, idOf: (address: string) => string | undefined) {
+  /** resources already someone's: the state's, and each one this run creates or finds */
+  const claimed = state.claimedIds();
+  /** each list as it was before this run sent any create into it (one read per list and scope, not per create) */
+  const before = new Map<string, Promise<JsonObject[]>>();
+  const listBefore: Lister = (c, list, scope) => {
+    const key = JSON.stringify([list.path, scope]);
+    if (!before.has(key)) before.set(key, listAll(c, list, scope));
+    return before.get(key)!;
+  };
+
+  return async function create(c: Change, path: string, body: JsonObject | undefined): Promise<Response> {
+    const request = c.request!;
+    const lookup = c.lookup && (fillReferences(c.lookup as unknown as Json, idOf) as unknown as Lookup);
+    let existing: string[] = [];
+    if (lookup) {
+      try {
+        existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
+      } catch (e) {
+        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`);
+      }
+    }
+    const since = new Date().toISOString();
+    state.set(c.address, { kind: c.kind, pending_since: since, ...(existing.length ? { existing } : {}) });
+    save();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await client.call(request.method, path, body, false);
+        const made = request.answer ? res.body[request.answer] : res.body;
+        if (isObject(made) && made.id !== undefined) claimed.add(String(made.id));
+        return res;
+      } catch (e) {
+        if (!maybeApplied(e)) {
+          state.forget(c.address); // refused: nothing was created
+          throw e;
+        }
+        if (!lookup) {
+          throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and a ${c.kind} cannot be looked up; check the platform, then set the document's id or run \`tapedeck state forget ${c.address}\``);
+        }
+        let found: JsonObject | undefined;
+        try {
+          found = await findCreated(client, { lookup, schema: c.schema!, since, existing, claimed });
+        } catch (le) {
+          throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`);
+        }
+        if (found) return { status: 200, body: request.answer ? { [request.answer]: found } : found };
+        // Proven absent: only now may the create be sent again.
+        if (attempt >= client.opts.maxAttempts) throw e;
+        await sleep(backoff(client.opts, attempt));
+      }
+    }
+  };
+}
