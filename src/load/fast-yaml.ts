@@ -1,12 +1,18 @@
 // A fast reader for the plain subset of YAML that configuration files are written in: block mappings and
 // sequences, one-line flow collections, plain and quoted one-line scalars, comments, `---`. It gives the same values
-// (YAML 1.2 core schema) as the `yaml` library, several times faster, which matters for plans of 10,000 documents.
-// It keeps no positions: they are needed only to report a problem, and are then taken from `yaml` (see load.ts).
-// Anything outside the subset (anchors, aliases, tags, block or multi-line scalars, complex keys, duplicate keys,
-// any error) throws Unsupported, and the caller reads the file with `yaml` instead, so every error message still
-// comes from the full parser.
+// (YAML 1.2 core schema) as the `yaml` library several times faster, which matters for plans of 10,000 documents
+// (read by `yaml` alone, they take about 0.9 s more). It keeps no positions: they are needed only to report a
+// problem, and are then taken from `yaml` (see load.ts). Anything outside the subset (anchors, aliases, tags, block
+// or multi-line scalars, complex keys, duplicate keys, any error) throws Unsupported, and the caller reads the file
+// with `yaml` instead, so every error message still comes from the full parser. A document's value must not depend
+// on which reader ran (so on the rest of its file): test/unit/fast-yaml.test.ts compares them on thousands of files.
 
-export class Unsupported extends Error {}
+import { plainKey, quoted, resolvePlain, unsupported } from './yaml-scalars.js';
+
+export { Unsupported } from './yaml-scalars.js';
+
+/** Collections nest at most this deep: deeper nesting is an error (reported by load.ts), not a stack overflow. */
+export const MAX_DEPTH = 100;
 
 interface Line {
   indent: number;
@@ -14,82 +20,17 @@ interface Line {
   text: string;
 }
 
-const unsupported = (why: string): never => {
-  throw new Unsupported(why);
-};
-
 /** `- ...` or a lone `-`: a block sequence item (what /^-(?: |$)/ tests, without a regex per line). */
 const isItem = (t: string) => t.charCodeAt(0) === 0x2d && (t.length === 1 || t.charCodeAt(1) === 0x20);
 
 /** Characters that cannot start a plain block mapping key. */
 const INDICATORS = '[{&*!|>%@`?#';
-const NULL = /^(?:~|null|Null|NULL)?$/;
-const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
-const INT = /^[-+]?[0-9]+$/;
-const OCT = /^0o[0-7]+$/;
-const HEX = /^0x[0-9a-fA-F]+$/;
-const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
-const INF = /^[-+]?\.(?:inf|Inf|INF)$/;
-const NAN = /^\.(?:nan|NaN|NAN)$/;
 
-/** A plain scalar's value under the YAML 1.2 core schema, as the `yaml` library resolves it. */
-function resolvePlain(s: string): unknown {
-  // Most scalars are words: one starting with a letter other than n, t, f (null, true, false in their three
-  // spellings) is a string, without trying the patterns below.
-  const c = s.charCodeAt(0) | 0x20;
-  if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
-  if (NULL.test(s)) return null;
-  if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (INT.test(s)) return Number(s);
-  if (OCT.test(s)) return parseInt(s.slice(2), 8);
-  if (HEX.test(s)) return parseInt(s.slice(2), 16);
-  if (FLOAT.test(s)) return Number(s);
-  if (INF.test(s)) return s[0] === '-' ? -Infinity : Infinity;
-  if (NAN.test(s)) return NaN;
-  return s;
-}
+/** `-`, `?` or `:` followed by a blank, a flow indicator or nothing: an indicator, not the start of a plain scalar. */
+const INDICATOR_START = /^[-?:](?:[ ,[\]{}]|$)/;
 
-/** A plain key must read as a string; a key that YAML would make a number, bool or null is left to `yaml`. */
-function plainKey(s: string): string {
-  return typeof resolvePlain(s) === 'string' ? s : unsupported('a key that is not a string');
-}
-
-const ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ',
-  '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
-};
-
-/** A quoted scalar starting at s[i]; returns its value and the index after the closing quote. */
-function quoted(s: string, i: number): [string, number] {
-  const q = s[i];
-  let out = '';
-  for (let j = i + 1; j < s.length; j++) {
-    const c = s[j];
-    if (q === "'" && c === "'") {
-      if (s[j + 1] === "'") {
-        out += "'";
-        j++;
-        continue;
-      }
-      return [out, j + 1];
-    }
-    if (q === '"' && c === '"') return [out, j + 1];
-    if (q === '"' && c === '\\') {
-      const e = s[++j];
-      const hex = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
-      if (hex) {
-        const code = s.slice(j + 1, j + 1 + hex);
-        if (!/^[0-9a-fA-F]+$/.test(code) || code.length !== hex) unsupported('escape');
-        out += String.fromCodePoint(parseInt(code, 16));
-        j += hex;
-      } else if (e in ESCAPES) out += ESCAPES[e];
-      else unsupported('escape');
-      continue;
-    }
-    out += c;
-  }
-  return unsupported('a quoted scalar over several lines');
-}
+/** Whether text[from..] holds at most a comment (which needs a blank before its `#`). */
+const onlyComment = (text: string, from: number) => !text.slice(from).trim() || /^ +#/.test(text.slice(from));
 
 /** Where a comment starts in a block-context text from `from` on (`#` first or after a blank), or its length. */
 function commentStart(s: string, from = 0): number {
@@ -101,7 +42,17 @@ function commentStart(s: string, from = 0): number {
 
 class Reader {
   private i = 0;
+  /** how many collections the one being read is inside */
+  private depth = 0;
   constructor(private readonly lines: Line[]) {}
+
+  /** Around reading a collection; deeper than MAX_DEPTH is left to load.ts, which reports it. */
+  private nested<T>(read: () => T): T {
+    if (++this.depth > MAX_DEPTH) unsupported('deep nesting');
+    const v = read();
+    this.depth--;
+    return v;
+  }
 
   /** The document's root node. */
   document(): unknown {
@@ -112,8 +63,8 @@ class Reader {
 
   private block(indent: number): unknown {
     const line = this.lines[this.i];
-    if (isItem(line.text)) return this.sequence(indent);
-    if (this.keyEnd(line.text) >= 0) return this.mapping(indent);
+    if (isItem(line.text)) return this.nested(() => this.sequence(indent));
+    if (this.keyEnd(line.text) >= 0) return this.nested(() => this.mapping(indent));
     this.i++;
     return this.inline(line, 0);
   }
@@ -152,7 +103,7 @@ class Reader {
       }
       const next = this.lines[this.i];
       if (next && next.indent > indent) out[key] = this.block(next.indent);
-      else if (next && next.indent === indent && isItem(next.text)) out[key] = this.sequence(indent);
+      else if (next && next.indent === indent && isItem(next.text)) out[key] = this.nested(() => this.sequence(indent));
       else out[key] = null;
     }
     return out;
@@ -196,20 +147,18 @@ class Reader {
     if (next && next.indent > line.indent) unsupported('a value continued on the next line');
     const c = text[offset];
     if (c === '[' || c === '{') {
-      const [v, end] = this.flow(text, offset);
-      const after = text.slice(end).trim();
-      if (after && after[0] !== '#') unsupported('text after a flow collection');
+      const [v, end] = this.nested(() => this.flow(text, offset));
+      if (!onlyComment(text, end)) unsupported('text after a flow collection');
       return v;
     }
     if (c === '"' || c === "'") {
       const [v, end] = quoted(text, offset);
-      const after = text.slice(end).trim();
-      if (after && after[0] !== '#') unsupported('text after a quoted scalar');
+      if (!onlyComment(text, end)) unsupported('text after a quoted scalar');
       return v;
     }
     if ('&*!|>%@`'.includes(c)) unsupported('an anchor, alias, tag or block scalar');
     const raw = text.slice(offset, commentStart(text, offset)).trimEnd();
-    if (raw.includes(': ') || raw.endsWith(':') || raw.startsWith('- ') || raw === '-') unsupported('an ambiguous plain scalar');
+    if (raw.includes(': ') || raw.endsWith(':') || INDICATOR_START.test(raw)) unsupported('an ambiguous plain scalar');
     return resolvePlain(raw);
   }
 
@@ -240,7 +189,7 @@ class Reader {
       }
       let v: unknown;
       if (text[j] === '[' || text[j] === '{') {
-        [v, j] = this.flow(text, j);
+        [v, j] = this.nested(() => this.flow(text, j));
       } else if (isMap && (text[j] === ',' || text[j] === '}')) {
         v = null;
       } else {
@@ -256,9 +205,10 @@ class Reader {
 
   private flowScalar(text: string, j: number, asKey: boolean): [unknown, number] {
     if (text[j] === '"' || text[j] === "'") return quoted(text, j);
-    if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '')) unsupported('an indicator in a flow collection');
+    if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '') || INDICATOR_START.test(text.slice(j, j + 2))) unsupported('an indicator in a flow collection');
     const start = j;
-    while (j < text.length && !',[]{}'.includes(text[j]) && !(text[j] === ':' && (asKey || text[j + 1] === ' ')) && !(text[j] === ' ' && text[j + 1] === '#')) j++;
+    // `:` ends a plain scalar only before a blank, a flow indicator or the end (`{a:1}` is the key "a:1").
+    while (j < text.length && !',[]{}'.includes(text[j]) && !(text[j] === ':' && (j + 1 === text.length || ' ,[]{}'.includes(text[j + 1]))) && !(text[j] === ' ' && text[j + 1] === '#')) j++;
     return [resolvePlain(text.slice(start, j).trim()), j];
   }
 }
@@ -267,7 +217,7 @@ export interface SimpleDoc {
   /** 0-based position of the document in its file, as `yaml` counts them */
   index: number;
   value: unknown;
-  /** its text holds no `${` */
+  /** its text holds no `${`, nor a backslash (an escape could spell one) */
   noPlaceholders: boolean;
 }
 
@@ -299,7 +249,8 @@ export function parseSimple(text: string): SimpleDoc[] {
     const text = row.trimStart();
     if (!text || text[0] === '#') continue;
     started = true;
-    if (!placeholders && text.includes('${')) placeholders = true;
+    // An escape can spell `${` too (`"\x24{x}"`): a document with a backslash is searched, as every one `yaml` reads is.
+    if (!placeholders && (text.includes('${') || text.includes('\\'))) placeholders = true;
     const last = text.charCodeAt(text.length - 1);
     current.push({ indent: row.length - text.length, text: last === 0x20 || last === 0x09 ? text.trimEnd() : text });
   }

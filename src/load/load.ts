@@ -2,14 +2,14 @@
 // No validation here beyond "is it readable YAML".
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
+import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, Parser, visit, type CST, type Document, type Node } from 'yaml';
 import type { Issue, Pos, SourceDoc } from '../types.js';
-import { parseSimple, Unsupported } from './fast-yaml.js';
+import { MAX_DEPTH, parseSimple, Unsupported } from './fast-yaml.js';
 
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Alias expansion is bounded, so a "billion laughs" file is an error, not a hang. */
 export const MAX_ALIAS_COUNT = 100;
-export { parseWithYaml };
+export { MAX_DEPTH, parseWithYaml };
 export const PROJECT_FILE = 'tapedeck.yaml';
 
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -40,6 +40,43 @@ function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: 
   }
 }
 
+/** A collection nested deeper than MAX_DEPTH, or used as a mapping key (`yaml` would make it a string such as
+ *  "[ a, b ]", and warn on the process's stderr): its offset and what is wrong. The syntax tree is walked without
+ *  recursion: it holds any depth, where building values from it would overflow the stack (10,000 `[` do). */
+function badCollection(tokens: CST.Token[]): { offset: number; message: string } | undefined {
+  const stack = tokens.map((token): { token?: CST.Token | null; depth: number } => ({ token: token.type === 'document' ? token.value : undefined, depth: 1 }));
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const { token, depth } = top;
+    if (!token || !('items' in token)) continue;
+    if (depth > MAX_DEPTH) return { offset: token.offset, message: `collections nested more than ${MAX_DEPTH} deep` };
+    for (const { key, value } of token.items) {
+      if (key && 'items' in key) return { offset: key.offset, message: 'a mapping key must be a scalar, not a collection' };
+      stack.push({ token: value, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** Why a parsed document cannot be read, beyond its syntax errors, and where; or undefined. */
+function refusal(doc: Document.Parsed, text: string): { message: string; offset?: number } | undefined {
+  // `yaml` reads every document after a `%YAML 1.1` by YAML 1.1 too (`yes` is true): one document's value would
+  // depend on another's directive.
+  const { version } = doc.directives.yaml;
+  if (version !== '1.2') return { message: `only YAML 1.2 is read; this document is YAML ${version}`, offset: doc.range[0] };
+  let cycle: { message: string; offset?: number } | undefined;
+  // An alias inside the node it names would make a value without end.
+  if (text.includes('*')) {
+    visit(doc, {
+      Alias: (_, alias, path) => {
+        if (!path.includes(alias.resolve(doc) as Node)) return undefined;
+        cycle = { message: `the alias *${alias.source} is inside the node it names`, offset: alias.range?.[0] };
+        return visit.BREAK;
+      },
+    });
+  }
+  return cycle;
+}
+
 /** Parses one file's text into its documents; problems go to `issues`. */
 export function parseFile(text: string, file: string, issues: Issue[]): SourceDoc[] {
   let simple;
@@ -63,21 +100,27 @@ export function parseFile(text: string, file: string, issues: Issue[]): SourceDo
 /** The full YAML parser: every feature, every error message. */
 function parseWithYaml(text: string, file: string, issues: Issue[]): SourceDoc[] {
   const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  const list = Array.isArray(docs) ? docs : [docs];
+  const tokens = Array.from(new Parser(lc.addNewLine).parse(text));
+  const bad = badCollection(tokens);
+  if (bad) {
+    issues.push({ file, pos: lc.linePos(bad.offset), message: `YAML: ${bad.message}`, severity: 'error' });
+    return [];
+  }
   const out: SourceDoc[] = [];
-  list.forEach((doc, index) => {
-    const errs = [...doc.errors];
-    for (const e of errs) {
-      issues.push({ file, pos: lc.linePos(e.pos[0]), message: `YAML: ${e.message.split('\n')[0]}`, severity: 'error' });
+  Array.from(new Composer({ uniqueKeys: true }).compose(tokens)).forEach((doc, index) => {
+    const at = (offset: number | undefined) => (offset === undefined ? undefined : lc.linePos(offset));
+    for (const e of doc.errors) issues.push({ file, pos: lc.linePos(e.pos[0]), message: `YAML: ${e.message.split('\n')[0]}`, severity: 'error' });
+    if (doc.errors.length) return;
+    const refused = refusal(doc, text);
+    if (refused) {
+      issues.push({ file, pos: at(refused.offset), message: `YAML: ${refused.message}`, severity: 'error' });
+      return;
     }
-    if (errs.length) return;
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
-      const pos = doc.contents?.range ? lc.linePos(doc.contents.range[0]) : undefined;
-      issues.push({ file, pos, message: `YAML: ${(e as Error).message.split('\n')[0]}`, severity: 'error' });
+      issues.push({ file, pos: at(doc.contents?.range[0]), message: `YAML: ${(e as Error).message.split('\n')[0]}`, severity: 'error' });
       return;
     }
     if (value === null || value === undefined) return; // an empty document, e.g. a trailing `---`

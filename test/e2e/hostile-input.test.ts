@@ -63,5 +63,18 @@ describe('inputs a text file cannot hold', () => {
     await expectRejected(dir, 'nul.yaml', /YAML: |is not a valid name/);
   });
 
+  // Nesting deeper than 100 (the document's own mapping counts) is refused at the 101st collection, before any value
+  // is built from it (which would overflow the stack), whether the fast reader or `yaml` reads the file.
+  it.each([
+    ['10,000 nested flow sequences', `kind: Offer\nname: o\nspec: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`, '3:106'],
+    ['10,000 unclosed [', `kind: Offer\nname: o\nspec: {a: ${'['.repeat(10_000)}\n`, '3:109'],
+    ['10,000 nested block sequences', `kind: Offer\nname: o\nspec:\n  a:\n  ${'- '.repeat(10_000)}x\n`, '5:199'],
+    ['2,000 nested block mappings', `kind: Offer\nname: o\nspec:\n${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i + 1)}k:`).join('\n')}\n`, '103:101'],
+    ['nesting in a file that `yaml` reads (a block scalar)', `kind: Offer\nname: o\nspec:\n  a: |\n    x\n  b: ${'['.repeat(200)}${']'.repeat(200)}\n`, '6:104'],
+  ])('%s', async (_, text, at) => {
+    const dir = testdir({ 'deep.yaml': text });
+    await expectRejected(dir, 'deep.yaml', new RegExp(`^deep\\.yaml:${at}: YAML: collections nested more than 100 deep`, 'm'));
+  });
+
   it('after all of them, the emulator saw no request', () => expect(emu.stats.reads + emu.stats.writes).toBe(0));
 });

@@ -1,12 +1,15 @@
 // The fast YAML reader must agree with the `yaml` library on values and document indexes wherever it answers, and refuse
-// (so `yaml` reads the file) wherever it does not know the construct.
+// (so `yaml` reads the file) wherever it does not know the construct: then a document's value never depends on which
+// reader ran, so on the rest of its file. Thousands of generated files (test/helpers/yaml-gen.ts) check that.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Issue } from '../../src/types.js';
 import { stringify } from 'yaml';
-import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
-import { parseWithYaml } from '../../src/load/load.js';
 import { seededRandom } from '../../src/emulator/server.js';
+import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
+import { parseFile, parseWithYaml } from '../../src/load/load.js';
+import { yamlGenerator } from '../helpers/yaml-gen.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -18,12 +21,12 @@ function bothWays(text: string): 'same' | 'refused' {
     if (e instanceof Unsupported) return 'refused';
     throw e;
   }
-  const issues: never[] = [];
+  const issues: Issue[] = [];
   const full = parseWithYaml(text, 'f.yaml', issues);
-  expect(issues).toEqual([]);
-  expect(fast.map((d) => d.value)).toEqual(full.map((d) => d.value));
+  expect(issues, text).toEqual([]);
+  expect(fast.map((d) => d.value), text).toEqual(full.map((d) => d.value));
   // Positions come from `yaml` by document index, so the indexes must agree too.
-  expect(fast.map((d) => d.index)).toEqual(full.map((d) => d.index));
+  expect(fast.map((d) => d.index), text).toEqual(full.map((d) => d.index));
   return 'same';
 }
 
@@ -71,11 +74,12 @@ describe('fast YAML reader', () => {
     ['kind: Vod\nname: a\nspec:\n  name: ${var.label}\n', [false]],
     ['a: 1\n---\nb: "${Vod/x.id}"\n---\nc: 3 # ${not.this}\n', [true, false, false]],
     ['# ${only a comment}\na: 1\n', [true]],
+    ['a: "\\x24{var.label}"\n', [false]],
   ])('tells which documents hold no ${ (variables and references are looked for only in the others): %j', (text, expected) => {
     expect(parseSimple(text).map((d) => d.noPlaceholders)).toEqual(expected);
   });
 
-  it('agrees on 300 generated documents', () => {
+  it('agrees on 300 documents written by `yaml` (as the bench and the tests write them)', () => {
     const random = seededRandom(5);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
     const scalar = () => pick<unknown>([1, -2, 3.25, 0, true, false, null, 'plain', 'with space', 'a: b', '#hash', 'x #y', "it's", 'quote"d', '', '10', 'true', 'null', '-', '- x', '[x]', '{y}', 'é ü', '2026-01-01T00:00:00Z', '${var.x}', '%@ copy', '$a.b', 'line\nbreak', 'trailing ', ' leading']);
@@ -91,5 +95,46 @@ describe('fast YAML reader', () => {
       if (bothWays(text) === 'same') same++;
     }
     expect(same).toBeGreaterThan(200);
+  });
+
+  it.each([
+    ['mostly the subset the fast reader knows', { plain: true }, 1, 2000],
+    ['every part of YAML', { plain: false }, 2, 1500],
+  ])('agrees on generated files: %s', (_, options, seed, count) => {
+    const generate = yamlGenerator(seed, options);
+    let same = 0;
+    for (let n = 0; n < count; n++) if (bothWays(generate.file().text) === 'same') same++;
+    // Enough of them are read by the fast reader for the comparison to mean something.
+    expect(same).toBeGreaterThan(count / (options.plain ? 4 : 20));
+  });
+});
+
+describe('a document read in its file', () => {
+  const read = (text: string) => {
+    const issues: Issue[] = [];
+    const values = parseFile(text, 'f.yaml', issues).map((d) => d.value);
+    return { values, issues: issues.map((i) => i.message) };
+  };
+
+  it('is the flow map {a:1} (the key "a:1") whether or not another document of the file has a block scalar', () => {
+    const alone = read('kind: Offer\nspec: {a:1}\n');
+    expect(alone).toEqual({ values: [{ kind: 'Offer', spec: { 'a:1': null } }], issues: [] });
+    expect(read('kind: Offer\nspec: {a:1}\n---\nkind: Vod\nspec:\n  text: |\n    two\n    lines\n').values[0]).toEqual(alone.values[0]);
+  });
+
+  it.each([[3, true], [4, false]])('reads as it does alone, in generated files (seed %i, plain %s)', (seed, plain) => {
+    const generate = yamlGenerator(seed, { plain });
+    let compared = 0;
+    for (let n = 0; n < 500; n++) {
+      const { text, parts } = generate.file();
+      const inFile = read(text);
+      const alone = parts.map(read);
+      // A file is refused when a part of it is: a problem in one document is no problem for the others.
+      expect(inFile.issues.length > 0, text).toBe(alone.some((a) => a.issues.length > 0));
+      if (inFile.issues.length) continue;
+      expect(inFile.values, text).toEqual(alone.flatMap((a) => a.values));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(150);
   });
 });

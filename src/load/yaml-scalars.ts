@@ -1,0 +1,77 @@
+// The scalars of the fast reader (fast-yaml.ts): plain ones resolved by the YAML 1.2 core schema as the `yaml`
+// library resolves them, quoted ones on one line unescaped. Anything else throws Unsupported, and the caller reads
+// the file with `yaml` instead.
+
+export class Unsupported extends Error {}
+
+export const unsupported = (why: string): never => {
+  throw new Unsupported(why);
+};
+
+const NULL = /^(?:~|null|Null|NULL)?$/;
+const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
+const INT = /^[-+]?[0-9]+$/;
+const OCT = /^0o[0-7]+$/;
+const HEX = /^0x[0-9a-fA-F]+$/;
+const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+const INF = /^[-+]?\.(?:inf|Inf|INF)$/;
+const NAN = /^\.(?:nan|NaN|NAN)$/;
+
+/** A plain scalar's value under the YAML 1.2 core schema, as the `yaml` library resolves it. */
+export function resolvePlain(s: string): unknown {
+  // Most scalars are words: one starting with a letter other than n, t, f (null, true, false in their three
+  // spellings) is a string, without trying the patterns below.
+  const c = s.charCodeAt(0) | 0x20;
+  if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
+  if (NULL.test(s)) return null;
+  if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
+  if (INT.test(s)) return Number(s);
+  if (OCT.test(s)) return parseInt(s.slice(2), 8);
+  if (HEX.test(s)) return parseInt(s.slice(2), 16);
+  if (FLOAT.test(s)) return Number(s);
+  if (INF.test(s)) return s[0] === '-' ? -Infinity : Infinity;
+  if (NAN.test(s)) return NaN;
+  return s;
+}
+
+/** A plain key must read as a string; a key that YAML would make a number, bool or null is left to `yaml`. */
+export function plainKey(s: string): string {
+  return typeof resolvePlain(s) === 'string' ? s : unsupported('a key that is not a string');
+}
+
+const ESCAPES: Record<string, string> = {
+  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ',
+  '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+};
+
+/** A quoted scalar starting at s[i]; returns its value and the index after the closing quote. */
+export function quoted(s: string, i: number): [string, number] {
+  const q = s[i];
+  let out = '';
+  for (let j = i + 1; j < s.length; j++) {
+    const c = s[j];
+    if (q === "'" && c === "'") {
+      if (s[j + 1] === "'") {
+        out += "'";
+        j++;
+        continue;
+      }
+      return [out, j + 1];
+    }
+    if (q === '"' && c === '"') return [out, j + 1];
+    if (q === '"' && c === '\\') {
+      const e = s[++j];
+      const hex = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
+      if (hex) {
+        const code = s.slice(j + 1, j + 1 + hex);
+        if (!/^[0-9a-fA-F]+$/.test(code) || code.length !== hex) unsupported('escape');
+        out += String.fromCodePoint(parseInt(code, 16));
+        j += hex;
+      } else if (e in ESCAPES) out += ESCAPES[e];
+      else unsupported('escape');
+      continue;
+    }
+    out += c;
+  }
+  return unsupported('a quoted scalar over several lines');
+}
