@@ -3,14 +3,14 @@
 import { FORMATS, type Format } from '../report/formats.js';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { Reported, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
-import { MAX_ALIAS_COUNT } from '../load/load.js';
+import { parseFile } from '../load/load.js';
 import { loadProject, type Project } from '../project/project.js';
 import { isObject } from '../schema/values.js';
-import { reportIssues } from '../report/text.js';
+import { formatIssue, reportIssues } from '../report/text.js';
 import type { Io } from './io.js';
+import type { Issue } from '../types.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -69,16 +69,20 @@ export function parseVars(list: string[] = []): Record<string, unknown> {
   return vars;
 }
 
+/** A variables file, read by the same YAML path as the documents (depth, alias and directive rules included). */
 function readVarFile(path: string, cwd: string): Record<string, unknown> {
-  let data: unknown;
+  let text: string;
   try {
-    data = parseYaml(readFileSync(resolve(cwd, path), 'utf8'), { maxAliasCount: MAX_ALIAS_COUNT });
+    text = readFileSync(resolve(cwd, path), 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`--var-file ${path}: ${code ? `cannot read it (${code})` : `not valid YAML: ${(e as Error).message.split('\n')[0]}`}`);
+    throw new UserError(`--var-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if (!isObject(data)) throw new UserError(`--var-file ${path}: must be a mapping of variable names to values`);
-  return data;
+  const issues: Issue[] = [];
+  const docs = parseFile(text, path, issues);
+  const problem = issues.find((i) => i.severity === 'error');
+  if (problem) throw new UserError(`--var-file ${formatIssue(problem)}`);
+  if (docs.length !== 1 || !isObject(docs[0].value)) throw new UserError(`--var-file ${path}: must be one mapping of variable names to values`);
+  return docs[0].value;
 }
 
 function readToken(tokenFile: string | undefined, io: Io): string {

@@ -68,6 +68,18 @@ describe('variables', () => {
     expect(change.request.body.offer).toEqual({ name: expected, concurrency_limit: '3' });
   });
 
+  it.each([
+    ['nested 10,000 deep', `x: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`, /--var-file vars\.yaml:1:\d+: .*nested more than/],
+    ['an alias inside the node it names', 'a: &a [*a]\n', /--var-file vars\.yaml:1:\d+: /],
+    ['not a mapping', '- a\n', /--var-file vars\.yaml: must be one mapping/],
+  ])('a --var-file %s is a located error, exit 1, nothing sent', async (_, text, message) => {
+    const dir = testdir({ 'a.yaml': doc, 'vars.yaml': text });
+    const run = await runCli(['plan', dir, '--base-url', 'http://127.0.0.1:9', '--var-file', 'vars.yaml'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
+  });
+
   it('a whole-string reference keeps the variable type; TAPEDECK_ENV selects the environment', async () => {
     const e = await emulator({ offers: [{ id: 'o1', project_id: 'p', concurrency_limit: 3, name: 'from-env' }] });
     emus = [e];
