@@ -7,24 +7,29 @@ import { stringify } from 'yaml';
 import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
 import { parseWithYaml } from '../../src/load/load.js';
 import { seededRandom } from '../../src/emulator/server.js';
+import type { Issue } from '../../src/types.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
-function bothWays(text: string): 'same' | 'refused' {
-  let fast;
+/**
+ * What the fast reader makes of `text`: the values and document indexes (positions come from `yaml` by document
+ * index, so the indexes must agree too), or 'refused' when it does not know a construct.
+ */
+function fast(text: string) {
   try {
-    fast = parseSimple(text).filter((d) => d.value !== null);
+    const docs = parseSimple(text).filter((d) => d.value !== null);
+    return { values: docs.map((d) => d.value), indexes: docs.map((d) => d.index), issues: [] as Issue[] };
   } catch (e) {
     if (e instanceof Unsupported) return 'refused';
     throw e;
   }
-  const issues: never[] = [];
-  const full = parseWithYaml(text, 'f.yaml', issues);
-  expect(issues).toEqual([]);
-  expect(fast.map((d) => d.value)).toEqual(full.map((d) => d.value));
-  // Positions come from `yaml` by document index, so the indexes must agree too.
-  expect(fast.map((d) => d.index)).toEqual(full.map((d) => d.index));
-  return 'same';
+}
+
+/** What the `yaml` library makes of `text`, in the same shape. */
+function full(text: string) {
+  const issues: Issue[] = [];
+  const docs = parseWithYaml(text, 'f.yaml', issues);
+  return { values: docs.map((d) => d.value), indexes: docs.map((d) => d.index), issues };
 }
 
 const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
@@ -35,7 +40,8 @@ const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
 
 describe('fast YAML reader', () => {
   it.each(yamlFiles(join(root, 'examples')).filter((f) => !f.includes('/ci/')).map((f) => [f.slice(root.length + 1)]))('agrees on %s', (file) => {
-    expect(bothWays(readFileSync(join(root, file), 'utf8'))).toBe('same');
+    const text = readFileSync(join(root, file), 'utf8');
+    expect(fast(text)).toEqual(full(text));
   });
 
   it.each([
@@ -47,7 +53,7 @@ describe('fast YAML reader', () => {
     ['nested sequences', 'a:\n  - - 1\n    - 2\n  -\n    b: 1\n  - # empty\n'],
     ['a root scalar', 'just text\n'],
     ['references and placeholders', 'x: ${var.project}\ny: "%@: final"\nz: $clip.url\n'],
-  ])('%s', (_, text) => expect(bothWays(text)).toBe('same'));
+  ])('%s', (_, text) => expect(fast(text)).toEqual(full(text)));
 
   it.each([
     ['anchors and aliases', 'a: &x 1\nb: *x\n'],
@@ -64,7 +70,7 @@ describe('fast YAML reader', () => {
     ['Windows line ends', 'a: 1\r\nb: 2\r\n'],
     ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
-  ])('refuses %s', (_, text) => expect(bothWays(text)).toBe('refused'));
+  ])('refuses %s', (_, text) => expect(fast(text)).toBe('refused'));
 
   it.each([
     ['kind: Vod\nname: a\nspec:\n  name: plain\n', [true]],
@@ -84,12 +90,13 @@ describe('fast YAML reader', () => {
       if (random() < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
       return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [pick(['a', 'b_c', 'key', 'x-y', 'sp ace', 'k']) + i, value(depth + 1)]));
     };
-    let same = 0;
-    for (let n = 0; n < 300; n++) {
+    const texts = Array.from({ length: 300 }, (_, n) => {
       const doc = { kind: 'Offer', name: `o${n}`, spec: value(0) };
-      const text = stringify(doc, { flowCollectionPadding: random() < 0.5, indentSeq: random() < 0.5 });
-      if (bothWays(text) === 'same') same++;
-    }
-    expect(same).toBeGreaterThan(200);
+      return stringify(doc, { flowCollectionPadding: random() < 0.5, indentSeq: random() < 0.5 });
+    });
+    // Wherever it answers, it agrees; and it answers most of them.
+    const answered = texts.filter((text) => fast(text) !== 'refused');
+    expect(answered.map(fast)).toEqual(answered.map(full));
+    expect(answered.length).toBeGreaterThan(200);
   });
 });
