@@ -1,14 +1,12 @@
-// No duplicate creates, no lost updates: lost answers, injected faults at scale, and SIGKILL at random moments.
-import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// No duplicate creates, no lost updates: lost answers and injected faults at scale. SIGKILL at random moments is
+// test/slow/crash.test.ts (npm run test:slow).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 import { faultyProxy } from '../helpers/proxy.js';
-import { seededRandom } from '../../src/emulator/server.js';
-import { stringify } from 'yaml';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -19,7 +17,10 @@ afterEach(async () => {
 const offers = () => [...emu!.store.collections.get('offers')!.values()];
 
 describe('creates are never duplicated', () => {
-  it.each([['drop_after' as const, 'the create took effect but its answer was lost: found and adopted'], ['drop_before' as const, 'the create never arrived: looked up, not found, sent again']])('%s: %s', async (fault) => {
+  it.each([
+    ['drop_after' as const, 'the create took effect but its answer was lost: found and adopted', 1],
+    ['drop_before' as const, 'the create never arrived: looked up, not found, sent again', 2],
+  ])('%s: %s', async (fault, _, sent) => {
     emu = await emulator();
     let posts = 0;
     const proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && posts++ === 0 ? fault : undefined));
@@ -30,7 +31,7 @@ describe('creates are never duplicated', () => {
     expect(offers()).toHaveLength(1);
     const [result] = JSON.parse(run.stdout).results;
     expect(result).toMatchObject({ outcome: 'applied', id: offers()[0].id });
-    expect(posts).toBe(fault === 'drop_after' ? 1 : 2);
+    expect(posts).toBe(sent);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(state.resources['Offer/o']).toMatchObject({ id: offers()[0].id });
     expect(state.resources['Offer/o'].pending_since).toBeUndefined();
@@ -81,22 +82,24 @@ describe('at scale under injected faults', () => {
       ...Array.from({ length: 50 }, (_, i) => ({ kind: 'Event', name: `e${i}`, duplicate_from: 'tpl', spec: { title: `%@ ${i}` } })),
     ];
     const dir = testdir({ 'all.yaml': documents });
+    const applied: { address: string; id: string }[] = [];
     let runs = 0;
     let code = 1;
     while (code !== 0 && runs < 3) {
       runs++;
       const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], { cwd: dir });
       code = run.code;
-      if (!run.stdout) continue; // the plan itself failed (reads exhausted their retries): nothing was written
-      for (const r of JSON.parse(run.stdout).results) {
-        if (r.outcome !== 'applied') continue;
-        // Truthful: what the output calls applied is on the platform.
-        const kind = { Vod: 'vods', Offer: 'offers', StreamingConfiguration: 'configurations', Event: 'events' }[r.address.split('/')[0] as 'Vod'];
-        expect(emu.store.collections.get(kind)!.has(r.id), `${r.address} ${r.id}`).toBe(true);
-      }
+      // No stdout: the plan itself failed (reads exhausted their retries) and nothing was written.
+      const results: { address: string; id: string; outcome: string }[] = run.stdout ? JSON.parse(run.stdout).results : [];
+      applied.push(...results.filter((r) => r.outcome === 'applied'));
     }
     expect(code).toBe(0);
     expect(runs).toBeLessThanOrEqual(3);
+    // Truthful: everything the output called applied, in any run, is on the platform.
+    const collection = { Vod: 'vods', Offer: 'offers', StreamingConfiguration: 'configurations', Event: 'events' };
+    const missing = applied.filter((r) => !emu!.store.collections.get(collection[r.address.split('/')[0] as 'Vod'])!.has(r.id));
+    expect(missing).toEqual([]);
+    expect(applied.length).toBeGreaterThan(0);
     const names = (col: string) => [...emu!.store.collections.get(col)!.values()].map((r) => String(r.name ?? r.title));
     expect(names('offers').sort()).toEqual(Array.from({ length: 150 }, (_, i) => `Offer ${i}`).sort());
     expect(names('configurations')).toHaveLength(50);
@@ -105,53 +108,4 @@ describe('at scale under injected faults', () => {
     expect(names('vods')).toEqual(vods.map((_, i) => `New ${i}`));
     expect(Object.values(emu.stats.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(50);
   }, 120_000);
-});
-
-describe('crash safety', () => {
-  const root = resolve(import.meta.dirname, '../..');
-  /** The real CLI as its own process, so it can be killed with SIGKILL. */
-  const cli = (args: string[], cwd: string) => spawn(process.execPath, ['--import', 'tsx', join(root, 'src/cli/bin.ts'), ...args], {
-    cwd: root, env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const finish = (p: ReturnType<typeof cli>) => new Promise<number>((r) => p.on('exit', (code, signal) => r(signal ? -1 : code ?? -1)));
-
-  it('20 applies killed with SIGKILL at random moments, each rerun: the platform ends exactly as declared', async () => {
-    emu = await emulator({ vods: Array.from({ length: 15 }, (_, i) => ({ id: `vod${i}`, project_id: 'p', name: 'Old' })) }, { latencyMs: 4 });
-    const dir = testdir({});
-    const random = seededRandom(99);
-    let killedMidWrite = 0;
-    for (let round = 0; round < 20; round++) {
-      const documents = [
-        ...Array.from({ length: 15 }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `vod${i}`, spec: { name: `round ${round}` } })),
-        ...Array.from({ length: 3 * (round + 1) }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}` } })),
-      ];
-      writeFileSync(join(dir, 'all.yaml'), documents.map((d) => stringify(d)).join('---\n'));
-      const writesBefore = emu.stats.writes;
-      const victim = cli(['apply', dir, '--base-url', emu.url, '--yes'], dir);
-      const exited = finish(victim);
-      // Kill at a random moment once the apply has started writing (or, now and then, while it is still reading).
-      const started = Date.now();
-      const early = random() < 0.2;
-      while (!early && emu.stats.writes === writesBefore && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, Math.floor(random() * (early ? 800 : 120))));
-      victim.kill('SIGKILL');
-      await exited;
-      if (emu.stats.writes > writesBefore) killedMidWrite++;
-      // The state is never torn: it parses (or does not exist yet).
-      try {
-        JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
-      } catch (e) {
-        expect((e as NodeJS.ErrnoException).code).toBe('ENOENT');
-      }
-      const rerun = cli(['apply', dir, '--base-url', emu.url, '--yes'], dir);
-      let err = '';
-      rerun.stderr!.on('data', (c) => { err += c; });
-      expect(await finish(rerun), err).toBe(0);
-      const names = offers().map((o) => o.name).sort();
-      expect(names).toEqual(Array.from({ length: 3 * (round + 1) }, (_, i) => `Offer ${i}`).sort());
-      expect([...emu.store.collections.get('vods')!.values()].every((v) => v.name === `round ${round}`)).toBe(true);
-    }
-    expect(killedMidWrite).toBeGreaterThan(5);
-    rmSync(dir, { recursive: true, force: true });
-  }, 240_000);
 });

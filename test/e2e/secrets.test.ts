@@ -1,11 +1,11 @@
 // Secrets (the token, RTMP stream keys) appear in no output, plan file, state, Markdown or export of any command.
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir, type CliRun } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const TOKEN = 'tok_3f9a8b7c6d5e4f3a2b1c';
 const KEYS = ['live_sk_9z8y7x6w5v4u', 'live_sk_other_ingest_77'];
@@ -29,7 +29,7 @@ it('no command or output format writes the token or a stream key anywhere', asyn
       { kind: 'ActionConfiguration', name: 'notify', spec: { annotation_type_id: 'at1', configuration: { notify: { api_key: '$secret.webhook_key', channel: 'ops' } } } },
     ],
   });
-  const tokenFile = join(mkdtempSync(join(tmpdir(), 'tapedeck-token-')), 'token');
+  const tokenFile = join(tempDir('tapedeck-token-'), 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`);
   const env = { TAPEDECK_TOKEN: TOKEN };
   const run = (args: string[], e: Record<string, string> = env) => runCli(args, { cwd: dir, env: e });

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
+import { tempDir } from './tmp.js';
 
 export interface CliRun {
   code: number;
@@ -25,9 +25,12 @@ export async function runCli(args: string[], opts: { cwd: string; env?: Record<s
   return { code, stdout, stderr };
 }
 
-/** A throwaway directory holding `files` (path -> text, or an object/array of documents written as YAML). */
+/**
+ * A throwaway directory holding `files` (path -> text, or an object/array of documents written as YAML), removed
+ * after the test file.
+ */
 export function testdir(files: Record<string, string | object | object[]>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tapedeck-test-'));
+  const dir = tempDir();
   for (const [path, content] of Object.entries(files)) {
     const full = join(dir, path);
     mkdirSync(dirname(full), { recursive: true });

@@ -1,6 +1,6 @@
 // The validators the build precompiles (ajv standalone code) must say exactly what runtime-compiled ones say,
 // and must be ignored once the schemas have changed since they were made.
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -8,12 +8,13 @@ import { allSchemas } from '../../src/schema/model.js';
 import { precompiledModule } from '../../src/validate/precompile.js';
 import type { ErrorObject } from 'ajv';
 import { describe as describeError, loadPrecompiled, newAjv } from '../../src/validate/schema.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const root = resolve(import.meta.dirname, '../..');
 // Inside the repository, so the generated code's require('ajv/dist/runtime/...') resolves as it does from dist/.
 const cache = join(root, 'node_modules', '.cache');
 mkdirSync(cache, { recursive: true });
-const dir = mkdtempSync(join(cache, 'tapedeck-precompiled-'));
+const dir = tempDir('tapedeck-precompiled-', cache);
 const file = join(dir, 'validators.cjs');
 writeFileSync(file, precompiledModule());
 

@@ -1,20 +1,19 @@
 // A small run of the benchmark (the full one is `npm run bench`, not part of CI): it runs end to end and its
 // request counts hold: a no-op plan writes nothing, an apply writes once per changed resource, the bare loop sends
-// as many reads as the plan.
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+// as many reads as the plan. The benchmark runs the built CLI (bench/measure.mjs imports dist/).
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { finished, root, start } from '../helpers/bin.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const root = resolve(import.meta.dirname, '../..');
-
-it.skipIf(!existsSync(join(root, 'dist/cli/main.js')))('npm run bench --n 400 reports every step and its request counts', async () => {
-  const run = await promisify(execFile)(join(root, 'node_modules/.bin/tsx'), ['bench/run.ts', '--n', '400', '--latency', '2', '--json'], { cwd: root })
-    .catch((e: { stdout: string }) => e);
+it('npm run bench --n 400 reports every step and its request counts', async () => {
+  // The benchmark exits 1 when a timing target is missed, which a run this small on a busy machine may well do:
+  // only its counts are checked here. Its temporary directories go inside one that is removed after this file.
+  const run = await finished(start(join(root, 'node_modules/.bin/tsx'), ['bench/run.ts', '--n', '400', '--latency', '2', '--json'], { env: { TMPDIR: tempDir('tapedeck-bench-smoke-') } }));
   const result = JSON.parse(run.stdout);
   expect(result.steps.map((s: { step: string }) => s.step)).toEqual(['plan', 'bare GET loop (reference)', 'apply (1% changed)', 'no-op plan', 'plan, latency 0 (CPU only)']);
-  expect(result.naive_baseline_ms).toBeGreaterThan(0);
+  // Times are reported, not judged: their targets are the full benchmark's business.
+  expect(result.naive_baseline_ms).toEqual(expect.any(Number));
   const [plan, bare, apply, noop] = result.steps;
   // The transport reference sends as many requests as the plan did, all of them reads.
   expect(bare).toMatchObject({ reads: plan.reads, writes: 0 });
@@ -23,4 +22,4 @@ it.skipIf(!existsSync(join(root, 'dist/cli/main.js')))('npm run bench --n 400 re
   expect(noop.writes).toBe(0);
   expect(plan.reads).toBeLessThan(400);
   expect(result.targets).toMatchObject({ noop_zero_writes: true, apply_one_write_per_change: true });
-}, 120_000);
+});
