@@ -28,6 +28,31 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
     return before.get(key)!;
   };
 
+  /**
+   * Creates of look-alikes (equal list and fields: twins) on the wire. A lookup waits until none is: a twin's answer
+   * that arrives later would name a resource the lookup took for its own (both addresses bound to one, the other
+   * orphaned); once every answer is in, each one's resource is claimed and the rest are the lost ones'.
+   */
+  const onTheWire = new Map<string, { count: number; idle?: () => void; settled?: Promise<void> }>();
+  const sending = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
+    const w = onTheWire.get(key) ?? { count: 0 };
+    onTheWire.set(key, w);
+    w.count++;
+    try {
+      return await send();
+    } finally {
+      if (--w.count === 0) w.idle?.();
+    }
+  };
+  const quiet = (key: string): Promise<void> => {
+    const w = onTheWire.get(key);
+    if (!w || w.count === 0) return Promise.resolve();
+    w.settled ??= new Promise<void>((r) => {
+      w.idle = () => { w.settled = undefined; w.idle = undefined; r(); };
+    });
+    return w.settled;
+  };
+
   return async function create(c: Change, path: string, body: JsonObject | undefined): Promise<Response> {
     const request = c.request!;
     const lookup = c.lookup && (fillReferences(c.lookup as unknown as Json, idOf) as unknown as Lookup);
@@ -42,12 +67,16 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
     const since = new Date().toISOString();
     state.set(c.address, { kind: c.kind, pending_since: since, ...(existing.length ? { existing } : {}) });
     save();
+    const twins = JSON.stringify([lookup?.list.path, lookup?.match, lookup?.source?.read.path]);
     for (let attempt = 1; ; attempt++) {
       try {
-        const res = await client.call(request.method, path, body, false);
-        const made = request.answer ? res.body[request.answer] : res.body;
-        if (isObject(made) && made.id !== undefined) claimed.add(String(made.id));
-        return res;
+        // Claimed before the create counts as off the wire, so no lookup waiting for it can take its resource.
+        return await sending(twins, async () => {
+          const res = await client.call(request.method, path, body, false);
+          const made = request.answer ? res.body[request.answer] : res.body;
+          if (isObject(made) && made.id !== undefined) claimed.add(String(made.id));
+          return res;
+        });
       } catch (e) {
         if (!maybeApplied(e)) {
           state.forget(c.address); // refused: nothing was created
@@ -58,6 +87,7 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
         }
         let found: JsonObject | undefined;
         try {
+          await quiet(twins);
           found = await findCreated(client, { lookup, schema: c.schema!, since, existing, claimed });
         } catch (le) {
           throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`);

@@ -95,6 +95,20 @@ describe('twins: documents with equal managed fields', () => {
     expect((await offers()).map((o) => o.id).sort()).toEqual([...ids].sort());
   });
 
+  it('a twin whose answer was lost never takes the resource of a twin whose answer is still on its way', async () => {
+    emu = await emulator({});
+    let posts = 0;
+    // Both creates reach the platform; the first answer is lost, the second arrives only after the first one's
+    // lookup would have read the list (where the second twin's resource is the newest match).
+    proxy = await faultyProxy(emu.url, (req) => (req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_after' : { delayMs: 400 }));
+    const dir = testdir({ 'a.yaml': [offer('twin-a'), offer('twin-b')] });
+    const { code, result } = await applyJson(proxy.url, dir);
+    expect(code).toBe(0);
+    const ids = result.results.map((r: { id: string }) => r.id);
+    expect(new Set(ids).size).toBe(2);
+    expect((await offers()).map((o) => o.id).sort()).toEqual([...ids].sort());
+  });
+
   it('after a crash, pending twins are bound to distinct resources by the next plan', async () => {
     emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'Promo', priority: 3 }, { id: 'off_2', project_id: 'p', name: 'Promo', priority: 3 }] });
     const dir = testdir({ 'a.yaml': [offer('twin-a'), offer('twin-b')] });

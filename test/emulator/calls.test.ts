@@ -82,7 +82,9 @@ describe('the call log', () => {
     expect(calls.map((c) => c.status ?? 'dropped')).toEqual(seen);
     expect(calls.filter((c) => !c.write).every((c) => c.fault === undefined && c.status === 200)).toBe(true);
     const expected = { unavailable: { status: 503, stored: false }, rate_limited: { status: 429, stored: false }, drop_before: { status: null, stored: false }, drop_after: { status: null, stored: true } };
-    for (const w of emu.writes()) expect({ status: w.status, stored: w.stored }).toEqual(expected[w.fault!]);
+    const writes = emu.writes();
+    expect(writes).toHaveLength(24);
+    expect(writes.map((w) => ({ status: w.status, stored: w.stored }))).toEqual(writes.map((w) => expected[w.fault!]));
     const counts = { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 };
     for (const w of emu.writes()) counts[w.fault!]++;
     expect(counts).toEqual(emu.stats.faults);

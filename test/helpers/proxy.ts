@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 
 /** Drop the connection before or after forwarding, or answer with a status (after forwarding, or instead of it). */
-export type ProxyFault = 'drop_after' | 'drop_before' | { status: number; forward: boolean } | undefined;
+export type ProxyFault = 'drop_after' | 'drop_before' | { status: number; forward: boolean } | { delayMs: number } | undefined;
 
 const answerWith = (res: import('node:http').ServerResponse, status: number) =>
   res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) })
@@ -17,15 +17,17 @@ export async function faultyProxy(target: string, decide: (req: IncomingMessage,
   const server: Server = createServer((req, res) => {
     const fault = decide(req, n++);
     if (fault === 'drop_before') return void req.socket.destroy();
-    if (typeof fault === 'object' && !fault.forward) return void req.resume().on('end', () => answerWith(res, fault.status));
+    if (typeof fault === 'object' && 'status' in fault && !fault.forward) return void req.resume().on('end', () => answerWith(res, fault.status));
     const up = new URL(req.url ?? '/', target);
     const out = request(up, { method: req.method, headers: req.headers }, (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (c: Buffer) => chunks.push(c));
       answer.on('end', () => {
         if (fault === 'drop_after') return void req.socket.destroy();
-        if (typeof fault === 'object') return void answerWith(res, fault.status);
-        res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks));
+        if (typeof fault === 'object' && 'status' in fault) return void answerWith(res, fault.status);
+        const pass = () => res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks));
+        if (typeof fault === 'object') setTimeout(pass, fault.delayMs);
+        else pass();
       });
     });
     req.pipe(out);
