@@ -26,6 +26,8 @@ export interface Document {
   address: string;
   id?: string;
   duplicate_from?: string;
+  /** the address it was known by before a rename */
+  moved_from?: string;
   spec: JsonObject;
   source: SourceDoc;
 }
@@ -88,7 +90,8 @@ export interface Lookup {
   natural_key?: string[];
 }
 
-export type Action = 'create' | 'update' | 'noop';
+/** move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it. */
+export type Action = 'create' | 'update' | 'noop' | 'move' | 'release';
 
 export interface Change {
   address: string;
@@ -114,7 +117,13 @@ export interface Change {
   live_fingerprint?: string;
   /** managed fields changed outside tapedeck since the last apply: before = last applied, after = live now */
   drift?: DiffEntry[];
+  /** the address the state knew it by before a rename: the entry moves to `address` */
+  moved_from?: string;
+  /** what a reviewer should know, for display only (a likely rename, fields no longer managed) */
+  notes?: string[];
 }
+
+export type Summary = Record<Action, number>;
 
 /** The state a plan was made against: a saved plan applies only while the state is still at that serial. */
 export interface StateRef {
@@ -127,7 +136,7 @@ export interface Plan {
   /** the tapedeck that made it: a saved plan is applied only by the same version */
   tapedeck_version: string;
   changes: Change[];
-  summary: { create: number; update: number; noop: number };
+  summary: Summary;
   /** what the plan was made from, so a saved plan cannot be applied to another configuration or environment */
   configuration_hash: string;
   environment: { name: string; base_url: string };
@@ -150,6 +159,8 @@ export interface Desired {
 export interface Live {
   id?: string;
   live: JsonObject | null;
+  /** the id came from the state entry of this address (a rename: `moved_from`) */
+  moved_from?: string;
 }
 
 export type Observed = Desired & Live;
@@ -159,6 +170,10 @@ export interface ResultEntry {
   action: Change['action'];
   /** unknown: it may or may not have taken effect, and nothing could tell (the next plan shows) */
   outcome: 'applied' | 'failed' | 'skipped' | 'unknown';
+  /** read back after the write: fields the platform did not keep as sent (`name (sent "A", platform has "B")`) */
+  not_kept?: string[];
+  /** the read-back after the write failed: why */
+  unverified?: string;
   id?: string;
   error?: string;
 }
@@ -166,7 +181,7 @@ export interface ResultEntry {
 export interface ApplyResult {
   format_version: 1;
   results: ResultEntry[];
-  summary: { applied: number; failed: number; skipped: number; unknown: number; unchanged: number };
+  summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.

@@ -8,7 +8,7 @@ import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
-import { writeTookEffect } from './confirm.js';
+import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
 import { creator, OutcomeUnknown } from './create.js';
 
 export interface ApplyOptions {
@@ -69,14 +69,30 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
       : planned;
     state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), fields });
+    if (c.moved_from) state.forget(c.moved_from);
+  };
+
+  /** After a write, the resource read back: fields the platform did not keep as written are reported. */
+  const verify = async (c: Change): Promise<Pick<ResultEntry, 'not_kept' | 'unverified'>> => {
+    if (!c.read || !c.expect) return {};
+    try {
+      const lost = await notKept(c, fillReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
+      return lost.length ? { not_kept: lost.map(describeNotKept) } : {};
+    } catch (e) {
+      return { unverified: errorText(e) };
+    }
   };
 
   const run = async (c: Change): Promise<void> => {
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
     let entry: ResultEntry;
-    if (c.action === 'noop') {
-      record(c, c.id);
-      outcome.set(c.address, { address: c.address, action: 'noop', outcome: 'applied', ...(c.id ? { id: c.id } : {}) });
+    // Changes of the state alone: nothing is sent.
+    if (c.action === 'noop' || c.action === 'move' || c.action === 'release') {
+      if (c.action === 'release') state.forget(c.address);
+      else record(c, c.id);
+      const done: ResultEntry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
+      outcome.set(c.address, done);
+      if (c.action !== 'noop') opts.onResult?.(done);
       return;
     }
     if (failedDep) {
@@ -95,7 +111,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
         save(c.action === 'create');
-        entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}) };
+        entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : 'failed';
         entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorText(e) };
@@ -114,6 +130,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   return {
     format_version: 1,
     results,
-    summary: { applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'), unchanged: plan.summary.noop },
+    summary: {
+      applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'),
+      not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop,
+    },
   };
 }

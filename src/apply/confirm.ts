@@ -1,21 +1,36 @@
-// After a write whose answer was lost (reset, timeout) or refused as stale (a retried policy PUT meets the etag
-// its own first attempt made), read the resource back: if it already holds what the write set, the write took
-// effect. Nothing is re-decided: the change's own `expect` is the measure.
+// Reading a resource back after a write, compared with what the write set (the change's `expect`): to learn
+// whether a write whose answer was lost (reset, timeout, a 5xx on the way, or a 409 meeting its own earlier
+// attempt) took effect, and to verify every write (Google's AIP-161 read/write consistency). Nothing is re-decided.
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json } from '../schema/values.js';
-import type { Client } from '../remote/client.js';
+import type { Caller } from '../remote/client.js';
 import { unwrap } from '../remote/list.js';
 import type { Change } from '../types.js';
 
-/** Whether the resource holds what the write set: `unknown` when it cannot be read. `readPath` and `expect` with
- *  references filled in. */
-export async function writeTookEffect(c: Change, readPath: string, expect: Record<string, Json>, client: Client): Promise<'yes' | 'no' | 'unknown'> {
-  let live;
+export interface NotKept {
+  path: string;
+  sent: Json;
+  now: Json | undefined;
+}
+
+/** The fields the platform does not hold as written. `readPath` and `expect` with references filled in. */
+export async function notKept(c: Change, readPath: string, expect: Record<string, Json>, client: Caller): Promise<NotKept[]> {
+  const live = unwrap(c.read!, (await client.call('GET', readPath)).body);
+  const model = resourceModel(c.schema!);
+  return Object.entries(expect).flatMap(([path, sent]) => {
+    const now = normalize(fieldAt(model, path), valueAt(live, path));
+    return deepEqual(now ?? null, sent ?? null) ? [] : [{ path, sent, now }];
+  });
+}
+
+/** Whether the resource holds what the write set; `unknown` when it cannot be read. */
+export async function writeTookEffect(c: Change, readPath: string, expect: Record<string, Json>, client: Caller): Promise<'yes' | 'no' | 'unknown'> {
   try {
-    live = unwrap(c.read!, (await client.call('GET', readPath)).body);
+    return (await notKept(c, readPath, expect, client)).length ? 'no' : 'yes';
   } catch {
     return 'unknown';
   }
-  const model = resourceModel(c.schema!);
-  return Object.entries(expect).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(live, p)) ?? null, v ?? null)) ? 'yes' : 'no';
 }
+
+/** One line per field: `name (sent "A", platform has "B")`. */
+export const describeNotKept = (n: NotKept) => `${n.path} (sent ${JSON.stringify(n.sent)}, platform has ${n.now === undefined ? 'nothing' : JSON.stringify(n.now)})`;

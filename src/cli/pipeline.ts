@@ -1,7 +1,7 @@
 // The composition shared by validate, plan and apply: thin, each step one call.
 import { Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
-import { planChanges, PlanError } from '../plan/build.js';
+import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { configurationHash } from '../plan/fingerprint.js';
 import { withChecksum } from '../plan/saved.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
@@ -62,6 +62,13 @@ export interface Planned {
   client: Client;
 }
 
+/** State entries no document declares: every address but those declared, and those a document moved from. */
+function undeclared(docs: Document[], state: State): Undeclared[] {
+  const declared = new Set(docs.flatMap((d) => [d.address, ...(d.moved_from && !state.entry(d.address) ? [d.moved_from] : [])]));
+  return Object.entries(state.data.resources).filter(([a]) => !declared.has(a))
+    .map(([address, e]) => ({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) }));
+}
+
 /** Load, read, plan: the plan as a closed value, with what it was made from and its checksum. */
 export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Document[]; state: State }): Promise<Planned> {
   const registry = opts.registry;
@@ -77,7 +84,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }
-    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, undeclared: undeclared(docs, state) });
     const plan = withChecksum({
       format_version: 1,
       tapedeck_version: tapedeckVersion(),

@@ -4,7 +4,7 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { lookupOf, readBackOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
-import type { JsonObject } from '../schema/values.js';
+import { deepEqual, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
 import { dependencyGraph } from '../resolve/refs.js';
 import type { Change, Document, Lookup, Observed, Plan } from '../types.js';
@@ -34,17 +34,47 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
     }
     const diff = diffSpec(model, o.desired, null);
-    const request = styleOf(ep).request({ k, model, o, mask: [], key });
-    return { ...base, action: 'create', request, diff, ...closed(lookupOf(k, o.desired, o.source)) };
+    const style = styleOf(ep);
+    const w = { k, model, o, mask: [], key };
+    // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
+    const read = readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired });
+    return { ...base, action: 'create', request: style.request(w), diff, ...closed(lookupOf(k, o.desired, o.source)), read, expect: style.sets(w) };
   }
   const diff = diffSpec(model, o.desired, o.live);
-  if (!diff.length) return { ...base, action: 'noop', ...(o.id ? { id: o.id } : {}) };
+  const id = o.id ? { id: o.id } : {};
+  const moved = o.moved_from ? { moved_from: o.moved_from } : {};
+  if (!diff.length) return { ...base, action: o.moved_from ? 'move' : 'noop', ...id, ...moved };
   const style = styleOf(k.update);
   const w = { k, model, o, mask: diff.map((d) => d.path), key };
   return {
-    ...base, action: 'update', ...(o.id ? { id: o.id } : {}), update_mask: style.mask(w.mask), request: style.request(w), diff,
+    ...base, action: 'update', ...id, ...moved, update_mask: style.mask(w.mask), request: style.request(w), diff,
     ...closed(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
   };
+}
+
+/** Managed fields the last apply set that the document no longer has: left as they are, managed no more. */
+function unmanaged(c: Change, lastApplied?: Record<string, unknown>): string[] {
+  const now = Object.keys(c.managed ?? {});
+  const gone = Object.keys(lastApplied ?? {}).filter((p) => !now.some((q) => q === p || q.startsWith(`${p}.`) || p.startsWith(`${q}.`)));
+  return gone.map((p) => `${p} is no longer managed: it stays as it is on the platform`);
+}
+
+/** A state entry no document declares any more: released (the API has no delete), or the likely source of a rename. */
+export interface Undeclared {
+  address: string;
+  kind: string;
+  id?: string;
+  fields?: Record<string, unknown>;
+}
+
+function released(u: Undeclared): Change {
+  return { address: u.address, kind: u.kind, action: 'release', ...(u.id ? { id: u.id } : {}), notes: ['no longer declared; it stays on the platform'] };
+}
+
+/** A create whose managed fields equal a released entry's: most likely a rename, which would make a second one. */
+function renameHint(c: Change, gone: Undeclared[]): string[] {
+  const twin = gone.find((u) => u.kind === c.kind && u.fields && deepEqual(u.fields as Json, (c.managed ?? {}) as Json));
+  return twin ? [`this looks like a rename of ${twin.address}: add \`moved_from: ${twin.address}\` to the document to keep that ${c.kind} instead of creating a second one`] : [];
 }
 
 /** A plan that would make a second live default where the kind allows one (per project and type) is an error. */
@@ -62,6 +92,8 @@ function checkUniqueLive(registry: Registry, observed: Observed[], liveOthers: (
 }
 
 export interface PlanContext {
+  /** state entries no document declares (renames excluded): each is released */
+  undeclared?: Undeclared[];
   /** the documents' dependency graph, when the caller has it already */
   graph?: Map<string, string[]>;
   /** the live resources of a kind that were listed while reading */
@@ -76,7 +108,10 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   const refs = graph.get(o.doc.address) ?? [];
   const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
   const deps = refs.filter((a) => text.includes(`\${${a}.id}`));
-  return changeFor(registry.get(o.doc.kind)!, o, deps, ctx.lastApplied?.(o.doc.address));
+  const last = ctx.lastApplied?.(o.moved_from ?? o.doc.address);
+  const c = changeFor(registry.get(o.doc.kind)!, o, deps, last);
+  const notes = [...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, last))];
+  return notes.length ? { ...c, notes } : c;
 }
 
 /** The changes, in apply order: by dependency wave, then kind level, then address; and their counts. */
@@ -96,7 +131,7 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
-  const changes = obs.map((o) => planOne(registry, graph, o, ctx));
+  const changes = [...obs.map((o) => planOne(registry, graph, o, ctx)), ...(ctx.undeclared ?? []).map(released)];
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  return { changes, summary: { create: count('create'), update: count('update'), noop: count('noop') } };
+  return { changes, summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), noop: count('noop') } };
 }

@@ -41,7 +41,9 @@ const duplicate: Strategy<CreateEndpoint & { style: 'duplicate' }> = {
     retry: false,
     answer: ep.wrapper,
   }),
-  sets: (_, { model, o }) => managedFields(model, o.desired),
+  // A string holding the placeholder becomes what the server makes of it: not known before, so not checked.
+  sets: (ep, { model, o }) => Object.fromEntries(Object.entries(managedFields(model, o.desired))
+    .filter(([, v]) => !(typeof v === 'string' && v.includes(ep.placeholder)))),
 };
 
 const maskedValues = ({ model, o, mask }: WriteInput) =>

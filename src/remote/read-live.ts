@@ -81,7 +81,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
 
   const readOne = async (r: DocRead): Promise<void> => {
     const { doc, k } = r;
-    const o: Observed = { ...desiredOf(doc, k, r.refers, idOf), live: null };
+    const o: Observed = { ...desiredOf(doc, k, r.refers, idOf), live: null, ...(r.movedFrom ? { moved_from: r.movedFrom } : {}) };
     observed.set(doc.address, o);
     const { desired, source } = o;
     if (k.identity.by === 'key') {

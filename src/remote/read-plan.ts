@@ -26,6 +26,8 @@ export interface DocRead {
   refers: boolean;
   /** answered by a list read (the list's key) instead of a GET */
   viaList?: string;
+  /** the state knows it by this address still (a rename): its entry is taken over */
+  movedFrom?: string;
 }
 
 /** Whether a document waits for a list rather than sending a GET of its own (it then needs no request slot). */
@@ -68,10 +70,14 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
   const groups = new Map<string, ListRead & { withId: DocRead[] }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
-    const fromState = doc.id === undefined && k.identity.by !== 'key' ? state.idOf(doc.address) : undefined;
+    // A renamed document takes over the entry of the address it moved from, unless its own address has one.
+    const own = state.entry(doc.address);
+    const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
+    const entry = own ?? old;
+    const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
     const id = doc.id ?? fromState;
     const r: DocRead = { doc, k, ...(id ? { id } : {}), fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0 };
-    const entry = state.entry(doc.address);
+    if (old) r.movedFrom = doc.moved_from;
     if (entry?.pending_since && k.create) r.pending = { since: entry.pending_since, ...(entry.existing ? { existing: entry.existing } : {}) };
     reads.set(doc.address, r);
     const list = listSpecOf(k);

@@ -3,10 +3,10 @@
 // (and then table rows) are cut with a note saying so, instead of the comment failing to post.
 import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
 import { UNRESOLVED } from '../resolve/refs.js';
-import { summaryLine } from './text.js';
+import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', noop: '' };
+const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', move: '➡️', release: '➖', noop: '' };
 
 /** Code in a table cell, with pipes and backticks made safe. */
 const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
@@ -19,6 +19,8 @@ function cell(v: unknown): string {
   return code(text.length > 200 ? `${text.slice(0, 197)}...` : text);
 }
 
+const text = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
 function diffTable(entries: DiffEntry[], before: string | undefined, after: string): string[] {
   if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.after)} |`)];
   return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.before)} | ${cell(d.after)} |`)];
@@ -26,7 +28,9 @@ function diffTable(entries: DiffEntry[], before: string | undefined, after: stri
 
 function details(c: Change): string {
   const lines = [`<details><summary>${icon[c.action]} <code>${c.address}</code> ${c.action}${c.id ? ` (${c.id})` : ''}</summary>`, ''];
-  lines.push(...diffTable(c.diff ?? [], c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
+  if (c.moved_from) lines.push(`Moved from ${code(c.moved_from)}.`, '');
+  if (c.diff?.length) lines.push(...diffTable(c.diff, c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
+  for (const n of c.notes ?? []) lines.push('', `> ${text(n)}`);
   if (c.drift?.length) {
     lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(c.drift, 'Last applied', 'Live now'));
   }
@@ -46,10 +50,9 @@ function fit(head: string, parts: string[], limit: number, what: string, sep = '
   return `${out}\n`;
 }
 
-const text = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
-  const changes = p.changes.filter((c) => c.action !== 'noop');
+  const changes = p.changes.filter((c) => c.action !== 'noop' || c.notes?.length);
   const drifted = p.changes.filter((c) => c.drift?.length).length;
   const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`];
   if (!changes.length) return `${head.join('\n')}\n`;
@@ -64,10 +67,10 @@ export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
 }
 
 export function applyMarkdown(r: ApplyResult, limit = GITHUB_COMMENT_LIMIT): string {
-  const { applied, failed, skipped, unknown, unchanged } = r.summary;
+  const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = r.summary;
   const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
-  const head = [`### tapedeck apply: ${failed || skipped || unknown ? 'incomplete' : 'complete'}`, '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${unchanged} unchanged.**`];
+  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`];
   if (!r.results.length) return `${head.join('\n')}\n`;
-  const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${x.error ? text(x.error) : ''} |`);
+  const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`].filter(Boolean).join(' '))} |`);
   return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');
 }

@@ -49,9 +49,15 @@ function inner(d: DiffEntry): string[] {
 
 export function renderChange(c: Change, s: Style = noStyle): string[] {
   const drift = (c.drift ?? []).map((d) => s.bad(`      ! ${d.path}: changed outside tapedeck (last applied ${show(d.before)}, now ${show(d.after)})`));
-  if (c.action === 'noop') return drift.length ? [`  ${s.bad('!')} ${c.address} (${c.id ?? ''}) matches the documents again, but drifted:`, ...drift] : [];
+  const notes = (c.notes ?? []).map((n) => s.dim(`      # ${n}`));
+  if (c.action === 'release') return [s.bad(`  - ${c.address}${c.id ? ` (${c.id})` : ''} will be released: no longer declared; it stays on the platform`)];
+  const moved = c.moved_from ? [s.change(`  → ${c.moved_from} has moved to ${c.address}`)] : [];
+  if (c.action === 'noop' || c.action === 'move') {
+    const head = drift.length ? [`  ${s.bad('!')} ${c.address} (${c.id ?? ''}) matches the documents again, but drifted:`] : [];
+    return [...moved, ...head, ...drift, ...(notes.length ? [...(moved.length || head.length ? [] : [`  ${c.address}:`]), ...notes] : [])];
+  }
   const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${c.id ?? c.request?.path}) will be updated`);
-  const lines = [head];
+  const lines = [...moved, head];
   for (const d of c.diff ?? []) {
     if (c.action === 'create') {
       lines.push(s.add(`      + ${d.path}: ${show(d.after)}`));
@@ -61,15 +67,19 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
     lines.push(within.length ? `      ${s.change('~')} ${d.path}:` : `      ${s.change('~')} ${d.path}: ${show(d.before)} → ${show(d.after)}`);
     lines.push(...within.map((l) => `          ${l}`));
   }
-  lines.push(...drift);
+  lines.push(...drift, ...notes);
   if (c.action === 'update' && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
   return lines;
 }
 
+/** Whether a plan would change anything: on the platform, or in the state (moves, releases). */
+export const hasChanges = (p: Plan) => p.summary.create + p.summary.update + p.summary.move + p.summary.release > 0;
+
 export function summaryLine(p: Plan): string {
-  const { create, update, noop } = p.summary;
-  if (!create && !update) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
-  return `Plan: ${create} to create, ${update} to update, ${noop} unchanged.`;
+  const { create, update, move, release, noop } = p.summary;
+  if (!hasChanges(p)) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
+  const extra = `${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}`;
+  return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;
 }
 
 export function renderPlan(p: Plan, s: Style = noStyle): string {
@@ -79,14 +89,19 @@ export function renderPlan(p: Plan, s: Style = noStyle): string {
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {
-  const mark = r.outcome === 'applied' ? (r.action === 'create' ? s.add('created') : s.change('updated')) : s.bad(r.outcome);
-  return `  ${r.address}: ${mark}${r.id ? ` (${r.id})` : ''}${r.error ? `: ${r.error}` : ''}`;
+  const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), noop: 'unchanged' };
+  const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
+  const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
+  return `  ${r.address}: ${mark}${r.id ? ` (${r.id})` : ''}${r.error ? `: ${r.error}` : ''}${kept}`;
 }
 
+/** Whether an apply left anything undone or not as declared (exit 1). */
+export const applyFailed = (r: ApplyResult) => r.summary.failed + r.summary.skipped + r.summary.unknown + r.summary.not_kept > 0;
+
 export function applySummary(res: ApplyResult): string {
-  const { applied, failed, skipped, unknown, unchanged } = res.summary;
-  const unclear = unknown ? `${unknown} unknown (may or may not have taken effect), ` : '';
-  return `Apply ${failed || skipped || unknown ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unclear}${unchanged} unchanged.`;
+  const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = res.summary;
+  const unclear = `${unknown ? `${unknown} unknown (may or may not have taken effect), ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}`;
+  return `Apply ${applyFailed(res) ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unclear}${unchanged} unchanged.`;
 }
 
 export function renderApply(res: ApplyResult, s: Style = noStyle): string {

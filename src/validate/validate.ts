@@ -92,6 +92,9 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
   if (k.createdFrom && v.id !== undefined && v[k.createdFrom] !== undefined) {
     issues.push(issueAt(src, `/${k.createdFrom}`, `${k.createdFrom} is ignored: the document already names its ${k.kind.toLowerCase()} by id`, 'warning'));
   }
+  if (typeof v.moved_from === 'string' && (!v.moved_from.startsWith(`${k.kind}/`) || v.moved_from === `${k.kind}/${String(v.name)}`)) {
+    issues.push(issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`));
+  }
   if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
   return {
     kind: k.kind,
@@ -99,6 +102,7 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
     address: `${k.kind}/${v.name as string}`,
     id: v.id as string | undefined,
     duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
+    ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
     spec: v.spec as JsonObject,
     source: src,
   };
@@ -111,6 +115,15 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
   const seen = new Map<string, Document>();
   const identities = new Map<string, Document>();
   const unique = new Map<string, Document>();
+  const movedFrom = new Map<string, Document>();
+  const declared = new Set(docs.map((d) => d.address));
+  for (const d of docs) {
+    if (!d.moved_from) continue;
+    const other = movedFrom.get(d.moved_from);
+    if (declared.has(d.moved_from)) issues.push(issueAt(d.source, '/moved_from', `${d.moved_from} is still declared: a document moved from it must be its only one`));
+    else if (other) issues.push(issueAt(d.source, '/moved_from', `${other.address} (${where(other)}) moved from ${d.moved_from} already`));
+    movedFrom.set(d.moved_from, d);
+  }
   for (const d of docs) {
     const k = registry.get(d.kind)!;
     const prev = seen.get(d.address);

@@ -179,12 +179,12 @@ describe('partial apply', () => {
     expect(byAddress['Offer/fine']).toMatchObject({ outcome: 'applied', id: expect.any(String) });
     expect(byAddress['Event/broken']).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/404 not_found/) });
     expect(byAddress['Offer/needs-broken']).toMatchObject({ outcome: 'skipped', error: 'skipped: Event/broken was not applied' });
-    expect(result.summary).toEqual({ applied: 2, failed: 1, skipped: 1, unknown: 0, unchanged: 0 });
+    expect(result.summary).toEqual({ applied: 2, failed: 1, skipped: 1, unknown: 0, not_kept: 0, unchanged: 0 });
     expect(run.stderr).toMatch(/error: Event\/broken: .*GET \/cms\/events\/v1\/no-such-event: 404 not_found.*nothing was sent/);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(Object.keys(state.resources).sort()).toEqual(['Offer/fine', 'Vod/v']);
     const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
-    expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, noop: 2 });
+    expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, move: 0, release: 0, noop: 2 });
     expect((await call(emu, 'GET', '/monetization/offers/v1')).body.offers).toHaveLength(1);
   });
 });

@@ -44,7 +44,7 @@ describe('saved plans', () => {
     expect(saved.changes.filter((c: { action: string }) => c.action !== 'noop').every((c: { live_fingerprint: string }) => typeof c.live_fingerprint === 'string')).toBe(true);
     const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes', '--json'], { cwd: dir });
     expect(apply.code).toBe(0);
-    expect(JSON.parse(apply.stdout).summary).toEqual({ applied: 4, failed: 0, skipped: 0, unknown: 0, unchanged: 1 });
+    expect(JSON.parse(apply.stdout).summary).toEqual({ applied: 4, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 1 });
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
   });
 
@@ -138,11 +138,11 @@ describe('Markdown for pull requests', () => {
       request: { method: 'PATCH', path: `/streaming/vods/v1/v${i}`, body: {} },
       diff: [{ path: 'name', before: 'x'.repeat(50), after: 'y'.repeat(50) }],
     }));
-    const plan: Plan = { format_version: 1, changes, summary: { create: 0, update: 3000, noop: 0 } };
+    const plan: Plan = { format_version: 1, changes, summary: { create: 0, update: 3000, move: 0, release: 0, noop: 0 } };
     const md = planMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(md).toMatch(/> ✂️ \d+ more rows not shown: the comment would pass GitHub's 65,536-character limit/);
-    const few = planMarkdown({ ...plan, changes: changes.slice(0, 400), summary: { create: 0, update: 400, noop: 0 } });
+    const few = planMarkdown({ ...plan, changes: changes.slice(0, 400), summary: { create: 0, update: 400, move: 0, release: 0, noop: 0 } });
     expect(few.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(few).toContain('| ✏️ | `Vod/v399` | update | `name` |');
     expect(few).toMatch(/> ✂️ \d+ more resource details not shown/);

@@ -6,7 +6,7 @@ export type ProxyFault = 'drop_after' | 'drop_before' | { status: number; forwar
 
 const answerWith = (res: import('node:http').ServerResponse, status: number) =>
   res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) })
-    .end(JSON.stringify({ code: status === 429 ? 'resource_exhausted' : 'unavailable', message: 'injected by the test proxy', details: [] }));
+    .end(JSON.stringify(status < 300 ? {} : { code: status === 429 ? 'resource_exhausted' : 'unavailable', message: 'injected by the test proxy', details: [] }));
 
 /**
  * A loopback proxy in front of the emulator that injects one chosen fault into chosen requests: `decide` sees

@@ -5,6 +5,7 @@ import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.j
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
+import { applyFailed } from '../../report/text.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
@@ -69,7 +70,8 @@ async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io:
 async function execute(plan: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(plan, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
-  const changes = plan.summary.create + plan.summary.update;
+  const { create, update, move, release } = plan.summary;
+  const changes = create + update + move + release;
   if (changes && !flags.yes) {
     const answer = (await io.ask?.('Apply these changes? Only "yes" is accepted: ')) ?? '';
     if (answer.trim() !== 'yes') {
@@ -83,5 +85,7 @@ async function execute(plan: Plan, state: State, client: Client, opts: RunOption
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
-  return result.summary.failed || result.summary.skipped || result.summary.unknown ? 1 : 0;
+  for (const r of result.results.filter((x) => x.not_kept)) io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
+  for (const r of result.results.filter((x) => x.unverified)) io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);
+  return applyFailed(result) ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { renderers } from '../../report/formats.js';
+import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
@@ -23,6 +24,6 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) writeFileSync(resolve(io.cwd, flags.out), `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
   printPlan(plan, opts, io);
-  const changed = plan.summary.create + plan.summary.update > 0;
+  const changed = hasChanges(plan);
   return flags.detailedExitcode && changed ? 2 : 0;
 }

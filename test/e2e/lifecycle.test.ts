@@ -1,0 +1,119 @@
+// The everyday changes to a configuration: renames, removals, fields no longer managed, and every write read back.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { Emulator } from '../../src/emulator/server.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { emulator } from '../helpers/emulator.js';
+import { faultyProxy } from '../helpers/proxy.js';
+
+let emu: Emulator | undefined;
+let proxy: { url: string; close(): Promise<void> } | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await emu?.close();
+  emu = proxy = undefined;
+});
+
+const premium = (name: string, extra: object = {}) => ({ kind: 'Offer', name, ...extra, spec: { project_id: 'p', name: 'Premium', priority: 3 } });
+const write = (dir: string, docs: object[]) => writeFileSync(join(dir, 'a.yaml'), docs.map((d) => stringify(d)).join('---\n'));
+const stateOf = (dir: string) => JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).resources;
+const offerCount = () => emu!.store.collections.get('offers')!.size;
+
+describe('renames', () => {
+  it('moved_from moves the state entry: nothing is created, the plan says so, the next plan is empty', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    const id = stateOf(dir)['Offer/premium'].id;
+    write(dir, [premium('premium-monthly', { moved_from: 'Offer/premium' })]);
+    const plan = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir });
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('Offer/premium has moved to Offer/premium-monthly');
+    expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 1 to move, 0 unchanged.');
+    const apply = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(JSON.parse(apply.stdout).results).toEqual([{ address: 'Offer/premium-monthly', action: 'move', outcome: 'applied', id }]);
+    expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium-monthly']);
+    expect(offerCount()).toBe(1);
+    expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('a rename without moved_from is shown as a create and a release, with a hint naming the fix', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    write(dir, [premium('premium-monthly')]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.stdout).toContain('+ Offer/premium-monthly will be created');
+    expect(plan.stdout).toContain('this looks like a rename of Offer/premium: add `moved_from: Offer/premium`');
+    expect(plan.stdout).toMatch(/- Offer\/premium \(\w+\) will be released: no longer declared; it stays on the platform/);
+  });
+
+  it.each([
+    ['another kind', { moved_from: 'Vod/premium' }, /moved_from must name another Offer/],
+    ['an address still declared', { moved_from: 'Offer/other' }, /Offer\/other is still declared/],
+  ])('moved_from naming %s is a located validation error', async (_, extra, message) => {
+    const dir = testdir({ 'a.yaml': [premium('premium', extra), premium('other')] });
+    const run = await runCli(['validate', dir], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/a\.yaml:\d+:\d+: /);
+    expect(run.stderr).toMatch(message);
+  });
+});
+
+describe('removals', () => {
+  it('a document removed is released: shown in every format, counted, exit 2, and dropped from the state by apply', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': [premium('premium'), premium('basic')] });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    write(dir, [premium('premium')]);
+    const plan = await runCli(['plan', ...against(emu.url, dir), '--json', '--detailed-exitcode'], { cwd: dir });
+    expect(plan.code).toBe(2);
+    const json = JSON.parse(plan.stdout);
+    expect(json.summary).toMatchObject({ release: 1, noop: 1 });
+    expect(json.changes.find((c: { address: string }) => c.address === 'Offer/basic')).toMatchObject({ action: 'release', id: stateOf(dir)['Offer/basic'].id });
+    const md = await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir });
+    expect(md.stdout).toMatch(/\| ➖ \| `Offer\/basic` \| release \|/);
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium']);
+    expect(offerCount()).toBe(2);
+  });
+
+  it('a block removed from a document is no longer managed, and the plan says so instead of "No changes" alone', async () => {
+    emu = await emulator({ video_protection_rulesets: [{ id: 'r1', project_id: 'p', name: 'Geo' }] });
+    const ruleset = (spec: object) => ({ kind: 'VideoProtectionRuleset', name: 'geo', id: 'r1', spec: { name: 'Geo', ...spec } });
+    const dir = testdir({ 'a.yaml': ruleset({ drm: { enabled: true } }) });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    write(dir, [ruleset({})]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.stdout).toContain('drm.enabled is no longer managed: it stays as it is on the platform');
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    expect(stateOf(dir)['VideoProtectionRuleset/geo'].fields).toEqual({ name: 'Geo' });
+    expect((await runCli(['plan', ...against(emu.url, dir)], { cwd: dir })).stdout).not.toContain('no longer managed');
+  });
+});
+
+describe('every write is read back', () => {
+  it('a field the platform did not keep is reported per resource, exit 1', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] });
+    // The platform answers the PATCH as if it took it, but never stores it.
+    proxy = await faultyProxy(emu.url, (req) => (req.method === 'PATCH' ? { status: 200, forward: false } : undefined));
+    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } } });
+    const run = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout);
+    expect(result.results[0]).toMatchObject({ outcome: 'applied', not_kept: ['name (sent "New", platform has "Old")'] });
+    expect(result.summary).toMatchObject({ not_kept: 1 });
+    expect(run.stderr).toContain('error: Vod/v: not kept: name (sent "New", platform has "Old")');
+  });
+
+  it('what the platform kept as written passes: creates and updates alike', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] });
+    const dir = testdir({ 'a.yaml': [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }, premium('premium')] });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).results.map((r: { not_kept?: string[] }) => r.not_kept)).toEqual([undefined, undefined]);
+    expect(emu.calls().filter((c) => c.method === 'GET' && /\/(v1|off_\w+)$/.test(c.path)).length).toBeGreaterThanOrEqual(2);
+  });
+});
