@@ -29,7 +29,8 @@ function common(cmd: Command): Command {
     .option('--json', 'machine output on stdout')
     .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
     .option('--quiet', 'only the summary and errors')
-    .option('--debug', 'log each request (never the token) and show stack traces');
+    .option('--debug', 'log each request (never the token) and show stack traces')
+    .option('--recreate-missing', 'plan a create for a resource the state knows but the platform does not have');
 }
 
 export async function main(argv: string[], io: Io, stop?: Promise<void>): Promise<number> {

@@ -28,9 +28,12 @@ export interface CommonFlags {
   quiet?: boolean;
   var?: string[];
   varFile?: string[];
+  recreateMissing?: boolean;
 }
 
 export interface RunOptions {
+  /** plan a create for a resource the state knows but the platform does not (else that is an error) */
+  recreateMissing: boolean;
   dir: string;
   envName: string;
   baseUrl?: string;
@@ -133,6 +136,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
   const vars = { ...(env?.vars ?? {}), ...parseVars(f.var) };
   for (const file of f.varFile ?? []) Object.assign(vars, readVarFile(file, io.cwd));
   return {
+    recreateMissing: !!f.recreateMissing,
     dir,
     envName,
     baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,

@@ -74,10 +74,11 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
   const registry = opts.registry;
   const docs = loaded?.docs ?? loadDocuments(opts, io);
   const state = loaded?.state ?? State.load(opts.statePath);
+  state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, opts.concurrency, reading.tick);
+    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, onRead: reading.tick });
     reading.done();
     if (failures.length) {
       for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);

@@ -21,7 +21,15 @@ export interface ReadFailure {
   error: ApiError | Error;
 }
 
-export async function readLive(plan: ReadPlan, client: Caller, state: State, concurrency: number, onRead: () => void = () => {}) {
+export interface ReadOptions {
+  concurrency: number;
+  /** a resource the state knows that the platform does not have is planned as a create (else it is an error) */
+  recreateMissing?: boolean;
+  onRead?: () => void;
+}
+
+export async function readLive(plan: ReadPlan, client: Caller, state: State, opts: ReadOptions) {
+  const { concurrency, onRead = () => {} } = opts;
   const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];
@@ -98,6 +106,11 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, con
       o.live = viaList ?? (await get(k, { id: r.id, spec: desired }, r.fromState));
       if (o.live) o.id = r.id;
       else if (!k.create) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
+      // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
+      // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
+      else if (!opts.recreateMissing) {
+        throw new Error(`the state knows it as ${doc.kind} ${r.id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`);
+      }
     }
     if (!o.live && r.pending) {
       const lookup = lookupOf(k, desired, source);

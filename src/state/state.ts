@@ -21,12 +21,20 @@ export interface StateEntry {
   existing?: string[];
 }
 
+export interface Platform {
+  /** the origin of the base URL */
+  origin: string;
+  environment: string;
+}
+
 export interface StateData {
   format_version: number;
   /** which history this state belongs to: set when it is first written, never changed (Terraform's lineage) */
   lineage?: string;
   /** how many times it was written by a run; a saved plan applies only to the serial it was made against */
   serial?: number;
+  /** the platform it belongs to, recorded by its first run: a run against another one is refused */
+  platform?: Platform;
   resources: Record<string, StateEntry>;
 }
 
@@ -61,6 +69,19 @@ export class State {
       throw new UserError(`state file ${file} has format_version ${String(data.format_version)}; this tapedeck reads version ${STATE_FORMAT}`);
     }
     return new State(file, data as unknown as StateData);
+  }
+
+  /**
+   * Binds the state to the platform a run talks to: the one it recorded, or (new, or older than this check) this
+   * one from its next write on. Another platform is refused before anything is read: its 404s would plan a
+   * re-create of everything the state knows.
+   */
+  bindTo(platform: Platform): void {
+    const had = this.data.platform;
+    if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
+      throw new UserError(`the state ${this.file} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`);
+    }
+    this.data.platform = platform;
   }
 
   /** Where this state stands: a plan records it, and a saved plan is applied only while it still holds. */
@@ -107,8 +128,8 @@ export class State {
     const sorted = Object.fromEntries(Object.entries(this.data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
     const fd = openSync(tmp, 'w', 0o600);
     try {
-      const { lineage, serial } = this.data;
-      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, resources: sorted }, null, 2)}\n`);
+      const { lineage, serial, platform } = this.data;
+      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted }, null, 2)}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -30,8 +30,10 @@ describe('a create whose answer was lost', () => {
   it('is never sent again when the lookup fails: outcome unknown, exit 1, the marker stays, the next plan adopts it', async () => {
     emu = await emulator({});
     let lists = 0;
+    let faulty = true;
     // The list read before the create answers; the create's answer is lost; every lookup after it fails with 503.
     proxy = await faultyProxy(emu.url, (req) => {
+      if (!faulty) return undefined;
       if (req.method === 'POST') return 'drop_after';
       if (isOfferList(req.method, req.url) && lists++ > 0) return { status: 503, forward: false };
       return undefined;
@@ -44,7 +46,8 @@ describe('a create whose answer was lost', () => {
     expect(emu.writes().filter((c) => c.method === 'POST')).toHaveLength(1);
     expect(await offers()).toHaveLength(1);
     expect(stateOf(dir).resources['Offer/promo']).toMatchObject({ pending_since: expect.any(String) });
-    const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
+    faulty = false;
+    const next = await runCli(['plan', ...against(proxy.url, dir), '--json'], { cwd: dir });
     expect(JSON.parse(next.stdout).changes[0]).toMatchObject({ action: 'noop', id: (await offers())[0].id });
   });
 
@@ -126,7 +129,7 @@ describe('a dead id in the state', () => {
     proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && req.url === '/monetization/offers/v1' ? { status: 400, forward: false } : undefined));
     const dir = testdir({ 'a.yaml': [offer('base'), { kind: 'Policy', name: 'base-access', spec: { resource_key: 'p/${Offer/base.id}/offer', policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } } }] });
     writeFileSync(join(dir, 'state.json'), JSON.stringify({ format_version: 1, resources: { 'Offer/base': { kind: 'Offer', id: 'off_dead' } } }));
-    const run = await runCli(['apply', ...against(proxy.url, dir), '--state', 'state.json', '--yes', '--json'], { cwd: dir });
+    const run = await runCli(['apply', ...against(proxy.url, dir), '--state', 'state.json', '--yes', '--json', '--recreate-missing'], { cwd: dir });
     const result = JSON.parse(run.stdout);
     expect(result.results.find((r: { address: string }) => r.address === 'Policy/base-access')).toMatchObject({ outcome: 'skipped' });
     expect(emu.calls().some((c) => c.path.includes('off_dead') && c.method !== 'GET')).toBe(false);

@@ -117,3 +117,32 @@ describe('every write is read back', () => {
     expect(emu.calls().filter((c) => c.method === 'GET' && /\/(v1|off_\w+)$/.test(c.path)).length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('the wrong platform', () => {
+  it('a state used against another platform is refused before anything is read, naming both', async () => {
+    emu = await emulator({});
+    const other = await emulator({});
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    const reads = other.stats.reads;
+    const run = await runCli(['plan', ...against(other.url, dir)], { cwd: dir });
+    await other.close();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`belongs to environment default at ${emu.url}, not default at ${other.url}; nothing was read or written`);
+    expect(other.stats.reads).toBe(reads);
+  });
+
+  it('a resource the state knows that the platform does not have fails the plan, unless --recreate-missing', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    const id = stateOf(dir)['Offer/premium'].id;
+    emu.store.collections.get('offers')!.delete(id);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`Offer/premium: the state knows it as Offer ${id}, but the platform has no such Offer. If it was deleted, pass --recreate-missing`);
+    const again = await runCli(['apply', ...against(emu.url, dir), '--yes', '--recreate-missing'], { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(offerCount()).toBe(1);
+  });
+});

@@ -46,7 +46,7 @@ async function planScenario(dir: string) {
   expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
   const state = State.load(join(dir, 'state.json'));
   const { caller, reads } = platform(join(dir, 'live.yaml'));
-  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, 4);
+  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, { concurrency: 4 });
   expect(failures.map((f) => `${f.address}: ${f.error.message}`)).toEqual([]);
   const plan = planChanges(docs, observed, defaultRegistry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
   return { plan, reads };

@@ -41,7 +41,9 @@ it('200 creates with lost answers, failing lists, twins and SIGKILLs converge: n
   emu = await emulator({ offers: byHand, events: [{ id: 'tpl', ...P, title: 'Template' }] }, { latencyMs: 2 });
   const random = seededRandom(14);
   const faults = { lost: 0, lists: 0 };
+  let faulty = true;
   proxy = await faultyProxy(emu.url, (req) => {
+    if (!faulty) return undefined;
     if (req.method === 'POST' && random() < 0.3) return void faults.lost++, 'drop_after';
     const list = req.method === 'GET' && /\/v1(\/rulesets)?\?/.test(req.url ?? '');
     if (list && random() < 0.5) return void faults.lists++, { status: 503, forward: false };
@@ -60,8 +62,10 @@ it('200 creates with lost answers, failing lists, twins and SIGKILLs converge: n
     }
     const { code } = await exited;
     if (code === -1) kills++;
-    // Converged: the platform, asked directly, shows no change left.
-    const plan = await runBin(['plan', dir, '--base-url', emu.url, '--detailed-exitcode'], dir);
+    // Converged: the platform, asked without faults, shows no change left.
+    faulty = false;
+    const plan = await runBin(['plan', dir, '--base-url', proxy.url, '--detailed-exitcode'], dir);
+    faulty = true;
     if (code === 0 && plan.code === 0) break;
   }
   const state = JSON.parse(readFileSync(stateFile, 'utf8')).resources as Record<string, { id?: string; pending_since?: string }>;
