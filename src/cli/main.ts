@@ -56,7 +56,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')
-    .option('--force', 'overwrite existing files')
+    .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
     .action(async (dir, flags) => { code = await exportCommand(dir, flags, io); });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids'))

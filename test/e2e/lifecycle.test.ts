@@ -1,5 +1,5 @@
 // Lifecycle: saved plans applied from anywhere, export into a configured directory, moving a state entry by hand.
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -79,5 +79,87 @@ describe('apply --plan FILE from any directory', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: the saved plan plan.json was made for environment staging, not production (${from}): leave ${from} out, or make the plan again\n`);
     expect(emu.stats).toMatchObject({ reads, writes: 0 });
+  });
+});
+
+describe('export into a directory that already holds documents and a state', () => {
+  const seed = {
+    offers: [
+      { id: 'off1', project_id: 'p', name: 'Basic' },
+      { id: 'off2', project_id: 'p', name: 'Premium' },
+      { id: 'off3', project_id: 'p', name: 'Basic' },
+      { id: 'off9', project_id: 'p', name: 'Basic' },
+    ],
+    configurations: [
+      { id: 'cfg1', project_id: 'p', name: 'HD', type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS' },
+      { id: 'cfg2', project_id: 'p', name: 'SD', type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS' },
+    ],
+    policies: [{ resource_key: 'o1/organization', policy: { bindings: [{ role_id: 'owner', account_ids: ['a'] }] } }],
+  };
+  // Documents manage off1 (its id), off2 (the state's id for its address), cfg1 (its natural key) and the policy
+  // (its key). The state also holds Offer/basic-2 -> off9, which no document declares any more.
+  const configured = () => testdir({
+    'offer.yaml': [
+      { kind: 'Offer', name: 'basic', id: 'off1', spec: { name: 'Basic' } },
+      { kind: 'Offer', name: 'premium', spec: { project_id: 'p', name: 'Premium' } },
+    ],
+    'rest.yaml': [
+      { kind: 'StreamingConfiguration', name: 'hd', spec: { project_id: 'p', name: 'HD', type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS' } },
+      { kind: 'Policy', name: 'org', spec: { resource_key: 'o1/organization', policy: { bindings: [{ role_id: 'owner', account_ids: ['a'] }] } } },
+    ],
+    '.tapedeck/default.state.json': JSON.stringify({
+      format_version: 1, lineage: 'l-1', serial: 4,
+      resources: {
+        'Offer/premium': { kind: 'Offer', id: 'off2', fields: { name: 'Premium', project_id: 'p' } },
+        'Offer/basic-2': { kind: 'Offer', id: 'off9' },
+      },
+    }),
+  });
+
+  it('writes only what no document manages, in new files; never rebinds or changes a state entry (--force or not)', async () => {
+    emu = await emulator(seed);
+    const dir = configured();
+    const userOffers = readFileSync(join(dir, 'offer.yaml'), 'utf8');
+    const stateBefore = JSON.parse(readFileSync(statePath(dir), 'utf8'));
+    const run = await runCli(['export', '.', '--base-url', emu.url, '--id', 'Policy=o1/organization', '--force'], { cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe([
+      'StreamingConfiguration cfg1: already managed by StreamingConfiguration/hd, skipped',
+      'Offer off1: already managed by Offer/basic, skipped',
+      'Offer off2: already managed by Offer/premium, skipped',
+      'Policy o1/organization: already managed by Policy/org, skipped',
+      'Exported 3 resources into 2 files in .; recorded them in .tapedeck/default.state.json; skipped 4 that documents in . already manage.',
+      '',
+    ].join('\n'));
+    // The user's file is untouched; the new offers go to a file of their own, under addresses nobody holds.
+    expect(readFileSync(join(dir, 'offer.yaml'), 'utf8')).toBe(userOffers);
+    expect(readFileSync(join(dir, 'offer-2.yaml'), 'utf8')).toBe('kind: Offer\nname: basic-3\nid: off3\nspec:\n  project_id: p\n  name: Basic\n'
+      + '---\nkind: Offer\nname: basic-2\nid: off9\nspec:\n  project_id: p\n  name: Basic\n');
+    expect(readFileSync(join(dir, 'streaming-configuration.yaml'), 'utf8')).toMatch(/^kind: StreamingConfiguration\nname: sd\nspec:\n/);
+    const state = JSON.parse(readFileSync(statePath(dir), 'utf8'));
+    expect(state.resources).toEqual({
+      ...stateBefore.resources,
+      'Offer/basic-3': { kind: 'Offer', id: 'off3' },
+      'StreamingConfiguration/sd': { kind: 'StreamingConfiguration', id: 'cfg2' },
+    });
+    const plan = await runCli(['plan', '.', '--base-url', emu.url, '--json'], { cwd: dir });
+    expect(plan.stderr).toBe('');
+    const changes = JSON.parse(plan.stdout).changes as { address: string; action: string; id?: string }[];
+    expect(changes.map((c) => [c.address, c.action, c.id]).sort()).toEqual([
+      ['Offer/basic', 'noop', 'off1'], ['Offer/basic-2', 'noop', 'off9'], ['Offer/basic-3', 'noop', 'off3'], ['Offer/premium', 'noop', 'off2'],
+      ['Policy/org', 'noop', 'o1/organization'], ['StreamingConfiguration/hd', 'noop', 'cfg1'], ['StreamingConfiguration/sd', 'noop', 'cfg2'],
+    ]);
+  });
+
+  it('exporting again writes nothing and leaves the state as it was', async () => {
+    emu = await emulator(seed);
+    const dir = configured();
+    await runCli(['export', '.', '--base-url', emu.url], { cwd: dir });
+    const state = readFileSync(statePath(dir), 'utf8');
+    const again = await runCli(['export', '.', '--base-url', emu.url, '--quiet'], { cwd: dir });
+    expect(again).toMatchObject({ code: 0, stderr: '', stdout: 'Exported 0 resources into 0 files in .; skipped 6 that documents in . already manage.\n' });
+    expect(readFileSync(statePath(dir), 'utf8')).toBe(state);
+    expect(existsSync(join(dir, 'offer-3.yaml'))).toBe(false);
   });
 });
