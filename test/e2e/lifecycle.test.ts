@@ -1,7 +1,8 @@
 // Lifecycle: saved plans applied from anywhere, export into a configured directory, moving a state entry by hand.
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
@@ -161,5 +162,45 @@ describe('export into a directory that already holds documents and a state', () 
     expect(again).toMatchObject({ code: 0, stderr: '', stdout: 'Exported 0 resources into 0 files in .; skipped 6 that documents in . already manage.\n' });
     expect(readFileSync(statePath(dir), 'utf8')).toBe(state);
     expect(existsSync(join(dir, 'offer-3.yaml'))).toBe(false);
+  });
+});
+
+describe('state mv OLD NEW [DIR]', () => {
+  const offer = (name: string) => ({ 'a.yaml': { kind: 'Offer', name, spec: { project_id: 'p', name: 'O' } } });
+  /** An applied offer (Offer/o, created) and two vods (Vod/v, Vod/w), all in the state. */
+  const applied = async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'V' }, { id: 'v2', project_id: 'p', name: 'W' }] });
+    const dir = testdir({ ...offer('o'), 'b.yaml': [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'V' } }, { kind: 'Vod', name: 'w', id: 'v2', spec: { name: 'W' } }] });
+    expect((await runCli(['apply', dir, '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(0);
+    return dir;
+  };
+
+  it('moves the entry (id and last applied fields); plan with the document renamed creates nothing', async () => {
+    const dir = await applied();
+    const before = JSON.parse(readFileSync(statePath(dir), 'utf8')).resources['Offer/o'];
+    const run = await runCli(['state', 'mv', 'Offer/o', 'Offer/premium', dir], { cwd: dir });
+    expect(run).toEqual({ code: 0, stderr: '', stdout: `Moved Offer/o to Offer/premium (${before.id}). The platform was not changed; name the document premium.\n` });
+    const after = JSON.parse(readFileSync(statePath(dir), 'utf8')).resources;
+    expect(after['Offer/o']).toBeUndefined();
+    expect(after['Offer/premium']).toEqual(before);
+    writeFileSync(join(dir, 'a.yaml'), stringify(offer('premium')['a.yaml']));
+    const plan = await runCli(['plan', dir, '--base-url', emu!.url, '--json'], { cwd: dir });
+    expect(JSON.parse(plan.stdout).summary).toMatchObject({ create: 0, update: 0 });
+    expect(JSON.parse(plan.stdout).changes.find((c: { address: string }) => c.address === 'Offer/premium')).toMatchObject({ action: 'noop', id: before.id });
+  });
+
+  it.each([
+    ['a missing OLD', ['Offer/nope', 'Offer/x'], 'error: Offer/nope is not in the state STATE (see tapedeck state list)\n'],
+    ['an existing NEW', ['Vod/v', 'Vod/w'], 'error: Vod/w is in the state already (v2): forget it first, or choose another name\n'],
+    ['NEW equal to OLD', ['Vod/v', 'Vod/v'], 'error: Vod/v is in the state already (v1): forget it first, or choose another name\n'],
+    ['another kind', ['Offer/o', 'Vod/o'], 'error: state mv moves an entry within one kind, not from Offer to Vod\n'],
+    ['a NEW no document could have', ['Offer/o', 'Offer/has space'], 'error: Offer/has space: "has space" is not a valid name: use letters, digits, ".", "_" and "-", starting with a letter or digit\n'],
+    ['an address without a kind', ['o', 'Offer/x'], 'error: o is not an address: write Kind/name, e.g. Offer/premium\n'],
+  ])('refuses %s: one line, exit 1, the state unchanged', async (_, [from, to], message) => {
+    const dir = await applied();
+    const before = readFileSync(statePath(dir), 'utf8');
+    const run = await runCli(['state', 'mv', from, to, dir], { cwd: dir });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: message.replace('STATE', statePath(dir)) });
+    expect(readFileSync(statePath(dir), 'utf8')).toBe(before);
   });
 });
