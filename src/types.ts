@@ -141,6 +141,8 @@ export interface Plan {
   configuration_hash: string;
   environment: { name: string; base_url: string };
   state: StateRef;
+  /** saved plans only: where the documents are, relative to the plan file, so apply --plan needs no DIR */
+  configuration?: { dir: string };
   /** requests the plan needed */
   requests?: { reads: number };
   /** sha-256 of the plan without this field: an edited saved plan is refused */

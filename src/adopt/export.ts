@@ -1,15 +1,18 @@
 // Adoption: the live resources tapedeck can find (named by the state, by --id, or listed), written as documents,
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
-// documents right away shows no changes.
+// documents right away shows no changes. Into a directory that already holds documents, only what none of them
+// manages is written, and no address the documents or the state use is bound to another resource.
+import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
-import { listAll, unwrap } from '../remote/list.js';
+import { listAll, naturalKeyOf, unwrap } from '../remote/list.js';
 import type { Field } from '../schema/model.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
+import type { Document } from '../types.js';
 import { mapPool } from '../util/pool.js';
 
 export interface ExportTarget {
@@ -17,6 +20,14 @@ export interface ExportTarget {
   id: string;
   /** the address the state knows it by */
   address?: string;
+}
+
+/** A live resource left out because a document already manages it. */
+export interface Skipped {
+  kind: string;
+  id: string;
+  /** the document's address */
+  by: string;
 }
 
 export interface ExportedDoc {
@@ -54,11 +65,32 @@ function sortKeys(v: unknown): unknown {
 
 const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'resource';
 
-export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number; warn: (m: string) => void }) {
+const keyOf = (k: { kind: string }, id: string) => `${k.kind} ${id}`;
+
+/**
+ * Which document manages a live resource: the one whose address the state binds to its id, whose `id` it is, whose
+ * key it is (key kinds), or, for a natural kind not bound yet, whose natural key it has (plan would adopt it).
+ */
+function managerOf(registry: Registry, state: State, docs: Document[]): (k: KindDef, id: string, r: JsonObject) => string | undefined {
+  const byId = new Map<string, string>();
+  const byNatural = new Map<string, string>();
+  for (const d of docs) {
+    const k = registry.get(d.kind)!;
+    const bound = state.idOf(d.address);
+    for (const id of [bound, d.id, k.identity.by === 'key' ? d.spec[k.identity.field] : undefined]) {
+      if (typeof id === 'string') byId.set(keyOf(k, id), d.address);
+    }
+    if (k.identity.by === 'natural' && !bound) byNatural.set(keyOf(k, naturalKeyOf(k.schema, k.identity.fields, d.spec)), d.address);
+  }
+  return (k, id, r) => byId.get(keyOf(k, id)) ?? (k.identity.by === 'natural' ? byNatural.get(keyOf(k, naturalKeyOf(k.schema, k.identity.fields, r))) : undefined);
+}
+
+export async function exportLive(registry: Registry, client: Client, state: State, opts: { ids: ExportTarget[]; project?: string; concurrency: number; warn: (m: string) => void; managed: Document[] }) {
   const found = new Map<string, { k: KindDef; id: string; address?: string; resource: JsonObject }>();
-  const keyOf = (k: KindDef, id: string) => `${k.kind} ${id}`;
+  const declared = new Set(opts.managed.map((d) => d.address));
   const targets: ExportTarget[] = [
-    ...Object.entries(state.data.resources).filter(([, e]) => e.id).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
+    // An entry whose address a document declares is that document's: not read, and its id is skipped below.
+    ...Object.entries(state.data.resources).filter(([a, e]) => e.id && !declared.has(a)).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
     ...opts.ids,
   ];
   await mapPool(targets, opts.concurrency, async (t) => {
@@ -82,16 +114,29 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   }
 
   const docs: ExportedDoc[] = [];
-  const taken = new Set<string>();
+  const skipped: Skipped[] = [];
+  const managerFor = managerOf(registry, state, opts.managed);
+  // An address is free for a resource when no document declares it, nothing exported now took it, and the state
+  // holds nothing there (not even a pending create) or this very resource: export never rebinds an address.
+  const free = (address: string, id: string) => !declared.has(address) && (!state.entry(address) || state.idOf(address) === id);
   const entries = [...found.values()].sort((a, b) => registry.level(a.k.kind) - registry.level(b.k.kind) || (a.id < b.id ? -1 : 1));
   for (const { k, id, address, resource } of entries) {
+    const by = managerFor(k, id, resource);
+    if (by) {
+      skipped.push({ kind: k.kind, id, by });
+      continue;
+    }
     const label = String(resource.name || resource.title || (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') || id);
     let name = address?.split('/').slice(1).join('/') || slug(label);
-    for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label)}-${n}`;
-    taken.add(`${k.kind}/${name}`);
+    // A name from the state is its own entry's (documents' addresses were left out above); should that ever not
+    // hold, stopping beats binding the address to another resource.
+    if (address && !free(address, id)) throw new UserError(`export would bind ${address} to ${id}, but that address is taken; nothing was written`);
+    for (let n = 2; !free(`${k.kind}/${name}`, id); n++) name = `${slug(label)}-${n}`;
+    declared.add(`${k.kind}/${name}`);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
     docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id } : {}), spec });
-    state.set(`${k.kind}/${name}`, { kind: k.kind, id });
+    // An existing entry (same id, by `free`) keeps what it holds, the last applied fields included.
+    if (!state.entry(`${k.kind}/${name}`)) state.set(`${k.kind}/${name}`, { kind: k.kind, id });
   }
-  return docs;
+  return { docs, skipped };
 }

@@ -6,7 +6,7 @@ import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { schemaCommand } from './commands/schema.js';
-import { stateForget, stateList } from './commands/state.js';
+import { stateForget, stateList, stateMove } from './commands/state.js';
 import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
 import { tapedeckVersion } from '../version.js';
@@ -57,7 +57,7 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')
-    .option('--force', 'overwrite existing files')
+    .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
     .action(async (dir, flags) => { code = await exportCommand(dir, flags, io); });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids'))
@@ -65,6 +65,9 @@ export async function main(argv: string[], io: Io, stop?: Promise<void>): Promis
   common(state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'))
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .action(async (address, dir, flags) => { code = await stateForget(address, dir, flags, io); });
+  common(state.command('mv <old> <new> [dir]').description('move a resource to another address of its kind in the state (a renamed document)'))
+    .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
+    .action(async (from, to, dir, flags) => { code = await stateMove(from, to, dir, flags, io); });
   program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
     .action((kind) => { code = schemaCommand(kind, io); });
   program.command('emulator').description('run the local platform emulator')

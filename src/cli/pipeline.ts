@@ -18,7 +18,8 @@ import { validateDocuments } from '../validate/validate.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 
-export function loadDocuments(opts: RunOptions, io: Io): Document[] {
+/** `allowNone`: a directory without documents is not an error (export writes into it). */
+export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Document[] {
   const registry = opts.registry;
   const { docs: sources, issues } = loadDir(opts.dir, io.cwd);
   issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env }));
@@ -31,7 +32,7 @@ export function loadDocuments(opts: RunOptions, io: Io): Document[] {
     io.err(`${n} error${n === 1 ? '' : 's'}; nothing was sent.\n`);
     throw new Reported();
   }
-  if (!sources.length) throw new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
+  if (!sources.length && !allowNone) throw new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
   return docs;
 }
 

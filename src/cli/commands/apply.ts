@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
 import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
@@ -23,14 +24,44 @@ export interface ApplyFlags extends CommonFlags {
 }
 
 export async function applyCommand(dir: string | undefined, flags: ApplyFlags, io: Io): Promise<number> {
-  const opts = buildOptions(dir, flags, io);
+  // A saved plan settles the directory and the environment first: the project file, the environments and the
+  // state's place all come from them.
+  const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
+  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name }, io) : buildOptions(dir, flags, io);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
   try {
-    return flags.plan ? await applySaved(resolve(io.cwd, flags.plan), opts, flags, io) : await planAndApply(opts, flags, io);
+    return saved ? await applySaved(saved.plan, opts, flags, io) : await planAndApply(opts, flags, io);
   } finally {
     release();
   }
+}
+
+const samePath = (a: string, b: string) => a === b || (existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b));
+
+/**
+ * The saved plan and where it applies: the directory it records (relative to the plan file, so a checkout moved
+ * whole still works from any working directory) and its environment. A DIR, --env or TAPEDECK_ENV that says
+ * otherwise is refused before anything is read. A plan without a directory (saved from `plan --json`) takes DIR.
+ */
+function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags, io: Io): { plan: Plan; dir?: string } {
+  const path = resolve(io.cwd, file);
+  const plan = readSavedPlan(path);
+  const env = flags.env ?? io.env.TAPEDECK_ENV;
+  if (env !== undefined && env !== plan.environment.name) {
+    const from = flags.env !== undefined ? '--env' : 'TAPEDECK_ENV';
+    throw new UserError(`the saved plan ${file} was made for environment ${plan.environment.name}, not ${env} (${from}): leave ${from} out, or make the plan again`);
+  }
+  if (!plan.configuration) return { plan, dir: dirArg };
+  const dir = resolve(dirname(path), plan.configuration.dir);
+  const given = dirArg === undefined ? undefined : resolve(io.cwd, dirArg);
+  if (given !== undefined && !samePath(given, dir)) {
+    throw new UserError(`the saved plan ${file} was made from the configuration in ${dir}, not ${given}: leave DIR out, or make the plan again`);
+  }
+  if (!existsSync(dir)) {
+    throw new UserError(`the saved plan ${file} records its configuration as ${plan.configuration.dir} (relative to the plan file), but ${dir} does not exist: move the plan file together with its checkout, or make the plan again`);
+  }
+  return { plan, dir };
 }
 
 async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
@@ -46,8 +77,7 @@ async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promis
  * A saved plan is applied only if nothing it was made from has moved: the plan is made again from the documents,
  * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
  */
-async function applySaved(file: string, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const saved = readSavedPlan(file);
+async function applySaved(saved: Plan, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const stale = (reasons: string[]) => {
     io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
     return 1;

@@ -1,5 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { UserError } from '../../errors.js';
+import { withChecksum } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
 import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
@@ -17,12 +19,26 @@ export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: strin
   write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet }));
 }
 
+/**
+ * The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
+ * It records the configuration directory relative to itself, so a checkout moved whole (plan file included) between
+ * CI jobs still applies, from any working directory.
+ */
+function savePlan(plan: Plan, file: string, dir: string): void {
+  const rel = relative(dirname(file), dir).split(sep).join('/') || '.';
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(withChecksum({ ...plan, configuration: { dir: rel } }), null, 2)}\n`, { mode: 0o600 });
+  } catch (e) {
+    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const { plan, client } = await makePlan(opts, io);
   await client.close();
-  // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
-  if (flags.out) writeFileSync(resolve(io.cwd, flags.out), `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
+  if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);
   printPlan(plan, opts, io);
   const changed = hasChanges(plan);
   return flags.detailedExitcode && changed ? 2 : 0;

@@ -1,8 +1,11 @@
 import { UserError } from '../../errors.js';
+import { allSchemas } from '../../schema/model.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags } from '../options.js';
+
+type LockFlags = CommonFlags & { lockTimeout?: string };
 
 export function stateList(dir: string | undefined, flags: CommonFlags, io: Io): number {
   const opts = buildOptions(dir, flags, io);
@@ -18,18 +21,52 @@ export function stateList(dir: string | undefined, flags: CommonFlags, io: Io): 
   return 0;
 }
 
-export async function stateForget(address: string, dir: string | undefined, flags: CommonFlags & { lockTimeout?: string }, io: Io): Promise<number> {
+/** A hand edit of the state: loaded, changed and saved under the state's lock, so no apply runs meanwhile. */
+async function editState(dir: string | undefined, flags: LockFlags, io: Io, edit: (state: State, path: string) => string): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
   try {
     const state = State.load(opts.statePath);
-    const had = state.entry(address);
-    if (!had) throw new UserError(`${address} is not in the state ${opts.statePath} (see tapedeck state list)`);
-    state.forget(address);
+    const done = edit(state, opts.statePath);
     state.save();
-    io.out(`Forgot ${address}${had.id ? ` (${had.id})` : ''}. The platform was not changed; the next plan treats it as unknown.\n`);
+    io.out(`${done}\n`);
     return 0;
   } finally {
     release();
   }
+}
+
+const missing = (address: string, path: string) => new UserError(`${address} is not in the state ${path} (see tapedeck state list)`);
+
+export function stateForget(address: string, dir: string | undefined, flags: LockFlags, io: Io): Promise<number> {
+  return editState(dir, flags, io, (state, path) => {
+    const had = state.entry(address);
+    if (!had) throw missing(address, path);
+    state.forget(address);
+    return `Forgot ${address}${had.id ? ` (${had.id})` : ''}. The platform was not changed; the next plan treats it as unknown.`;
+  });
+}
+
+/** Kind and name of an address; NEW's name must be one a document can have, or no document could ever claim it. */
+function parseAddress(address: string, asNew = false): { kind: string; name: string } {
+  const m = /^([A-Za-z]+)\/(.+)$/.exec(address);
+  if (!m) throw new UserError(`${address} is not an address: write Kind/name, e.g. Offer/premium`);
+  const rule = (allSchemas().get('common.schema.json') as { $defs: { Name: { pattern: string; 'x-message': string } } }).$defs.Name;
+  if (asNew && !new RegExp(rule.pattern).test(m[2])) throw new UserError(`${address}: ${JSON.stringify(m[2])} ${rule['x-message']}`);
+  return { kind: m[1], name: m[2] };
+}
+
+/** Terraform's `state mv`: the resource keeps its id and last applied fields under a new address of the same kind. */
+export function stateMove(from: string, to: string, dir: string | undefined, flags: LockFlags, io: Io): Promise<number> {
+  const [a, b] = [parseAddress(from), parseAddress(to, true)];
+  if (a.kind !== b.kind) throw new UserError(`state mv moves an entry within one kind, not from ${a.kind} to ${b.kind}`);
+  return editState(dir, flags, io, (state, path) => {
+    const entry = state.entry(from);
+    if (!entry) throw missing(from, path);
+    const taken = state.entry(to);
+    if (taken) throw new UserError(`${to} is in the state already${taken.id ? ` (${taken.id})` : ''}: forget it first, or choose another name`);
+    state.forget(from);
+    state.set(to, entry);
+    return `Moved ${from} to ${to}${entry.id ? ` (${entry.id})` : ''}. The platform was not changed; name the document ${b.name}.`;
+  });
 }
