@@ -102,12 +102,31 @@ export interface PlanContext {
   lastApplied?: (address: string) => Record<string, unknown> | undefined;
 }
 
+/**
+ * Where the platform allows one resource with `when` per `fields` (one default configuration per project and
+ * type), a document taking it over waits for the one giving it up: the old default is unset first, in the same
+ * apply, or the new one would be refused. address -> the addresses it waits for.
+ */
+function handovers(registry: Registry, observed: Iterable<Observed>): Map<string, string[]> {
+  const all = [...observed];
+  const out = new Map<string, string[]>();
+  for (const o of all) {
+    for (const u of registry.get(o.doc.kind)!.uniqueWhen ?? []) {
+      if (o.desired[u.when] !== true || o.live?.[u.when] === true) continue;
+      const givers = all.filter((x) => x !== o && x.doc.kind === o.doc.kind && x.desired[u.when] === false && x.live?.[u.when] === true &&
+        u.fields.every((f) => x.desired[f] === o.desired[f]));
+      if (givers.length) out.set(o.doc.address, [...(out.get(o.doc.address) ?? []), ...givers.map((x) => x.doc.address)]);
+    }
+  }
+  return out;
+}
+
 /** One document's change. */
-function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext): Change {
+function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext, after: string[] = []): Change {
   // Only references to documents that are not known yet make a dependency the apply must wait for.
   const refs = graph.get(o.doc.address) ?? [];
   const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
-  const deps = refs.filter((a) => text.includes(`\${${a}.id}`));
+  const deps = [...refs.filter((a) => text.includes(`\${${a}.id}`)), ...after];
   const last = ctx.lastApplied?.(o.moved_from ?? o.doc.address);
   const c = changeFor(registry.get(o.doc.kind)!, o, deps, last);
   const notes = [...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, last))];
@@ -116,7 +135,9 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
 
 /** The changes, in apply order: by dependency wave, then kind level, then address; and their counts. */
 export function planChanges(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Pick<Plan, 'changes' | 'summary'> {
-  const graph = ctx.graph ?? dependencyGraph(docs);
+  const refGraph = ctx.graph ?? dependencyGraph(docs);
+  const after = handovers(registry, observed.values());
+  const graph = after.size ? new Map([...refGraph].map(([a, deps]) => [a, [...deps, ...(after.get(a) ?? [])]])) : refGraph;
   // By kind level, then address: the documents sorted by address, dealt out to their level in one pass.
   const level = new Map(registry.names().map((kind) => [kind, registry.level(kind)]));
   const byLevel = new Map<number, Document[]>();
@@ -131,7 +152,7 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   ).flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
-  const changes = [...obs.map((o) => planOne(registry, graph, o, ctx)), ...(ctx.undeclared ?? []).map(released)];
+  const changes = [...obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address))), ...(ctx.undeclared ?? []).map(released)];
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return { changes, summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), noop: count('noop') } };
 }

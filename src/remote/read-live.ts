@@ -7,6 +7,7 @@ import { listSpecOf, lookupOf, readBackOf } from '../kinds/access.js';
 import type { PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
+import { nearestPos } from '../validate/validate.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { ListSpec, Observed } from '../types.js';
@@ -127,6 +128,16 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     if (!o.live && k.identity.by === 'natural') {
       const found = await adopt(k, k.identity.fields, list, desired);
       if (found) Object.assign(o, { live: found, id: String(found.id) });
+    }
+    // A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply.
+    if (!o.live && source && k.create?.style === 'duplicate' && !hasReference(source)) {
+      try {
+        await get(k, { id: source, spec: desired }, false);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.status === 404)) throw e;
+        const at = nearestPos(doc.source, '/duplicate_from');
+        throw new Error(`${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}: duplicate_from ${source}: no such ${doc.kind} on the platform`);
+      }
     }
     // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.
     const mark = k.create?.style === 'duplicate' ? k.create.placeholder : undefined;

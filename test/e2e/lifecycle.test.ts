@@ -146,3 +146,28 @@ describe('the wrong platform', () => {
     expect(offerCount()).toBe(1);
   });
 });
+
+describe('order the platform rules need', () => {
+  it('moving default: true to another configuration unsets the old default first, in one apply', async () => {
+    const cfg = (id: string, name: string, isDefault: boolean) => ({ id, project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+    emu = await emulator({ configurations: [cfg('cfg_old', 'old', true), cfg('cfg_new', 'new', false)] });
+    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    // By address, StreamingConfiguration/new would come first.
+    const dir = testdir({ 'a.yaml': [doc('new', true), doc('old', false)] });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '1'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(emu.writes().map((c) => c.path)).toEqual(['/streaming/configurations/v1/cfg_old', '/streaming/configurations/v1/cfg_new']);
+    expect(emu.store.collections.get('configurations')!.get('cfg_new')!.default).toBe(true);
+  });
+});
+
+describe('mistakes found by the plan, not the apply', () => {
+  it('a duplicate_from that does not exist is a plan error located at the document', async () => {
+    emu = await emulator({ events: [{ id: 'evt_template', project_id: 'p', title: 'T' }] });
+    const dir = testdir({ 'a.yaml': { kind: 'Event', name: 'final', duplicate_from: 'evt_tempalte', spec: { title: 'Final' } } });
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(/Event\/final: a\.yaml:3:\d+: duplicate_from evt_tempalte: no such Event on the platform/);
+    expect(emu.stats.writes).toBe(0);
+  });
+});
