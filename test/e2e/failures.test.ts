@@ -166,8 +166,9 @@ describe('partial apply', () => {
     const dir = testdir({
       'a.yaml': [
         { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } },
-        { kind: 'Event', name: 'broken', duplicate_from: 'no-such-event', spec: { title: 'x' } },
-        { kind: 'Offer', name: 'needs-broken', spec: { project_id: 'p', target: { event_ids: ['${Event/broken.id}'] } } },
+        // The platform refuses this create (an offer needs a project).
+        { kind: 'Offer', name: 'broken', spec: { name: 'x' } },
+        { kind: 'Offer', name: 'needs-broken', spec: { project_id: 'p', billing_partner_offer_id: '${Offer/broken.id}' } },
         { kind: 'Offer', name: 'fine', spec: { project_id: 'p', name: 'Fine' } },
       ],
     });
@@ -177,10 +178,10 @@ describe('partial apply', () => {
     const byAddress = Object.fromEntries(result.results.map((r: { address: string }) => [r.address, r]));
     expect(byAddress['Vod/v']).toMatchObject({ outcome: 'applied', id: 'v1' });
     expect(byAddress['Offer/fine']).toMatchObject({ outcome: 'applied', id: expect.any(String) });
-    expect(byAddress['Event/broken']).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/404 not_found/) });
-    expect(byAddress['Offer/needs-broken']).toMatchObject({ outcome: 'skipped', error: 'skipped: Event/broken was not applied' });
+    expect(byAddress['Offer/broken']).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/400 invalid_argument/) });
+    expect(byAddress['Offer/needs-broken']).toMatchObject({ outcome: 'skipped', error: 'skipped: Offer/broken was not applied' });
     expect(result.summary).toEqual({ applied: 2, failed: 1, skipped: 1, unknown: 0, not_kept: 0, unchanged: 0 });
-    expect(run.stderr).toMatch(/error: Event\/broken: .*GET \/cms\/events\/v1\/no-such-event: 404 not_found.*nothing was sent/);
+    expect(run.stderr).toMatch(/error: Offer\/broken: POST \/monetization\/offers\/v1: 400 invalid_argument/);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(Object.keys(state.resources).sort()).toEqual(['Offer/fine', 'Vod/v']);
     const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
