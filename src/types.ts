@@ -163,6 +163,8 @@ export interface Live {
   live: JsonObject | null;
   /** the id came from the state entry of this address (a rename: `moved_from`) */
   moved_from?: string;
+  /** the id came from the state (not the document): a different identity means a new resource */
+  from_state?: boolean;
 }
 
 export type Observed = Desired & Live;

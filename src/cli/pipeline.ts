@@ -86,7 +86,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }
-    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, undeclared: undeclared(docs, state) });
+    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: undeclared(docs, state) });
     const plan = withChecksum({
       format_version: 1,
       tapedeck_version: tapedeckVersion(),

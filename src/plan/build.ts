@@ -4,7 +4,7 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { lookupOf, readBackOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
-import { deepEqual, type Json, type JsonObject } from '../schema/values.js';
+import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
 import { dependencyGraph } from '../resolve/refs.js';
 import type { Change, Document, Lookup, Observed, Plan } from '../types.js';
@@ -28,7 +28,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     schema: k.schema, live_fingerprint: fingerprint(k.schema, readBackOf(k, { spec: {} }).carry, o.live),
     ...(lookup ? { lookup } : {}),
   });
-  if (o.live === null) {
+  const create = (notes: string[] = []): Change => {
     const ep = k.create;
     if (!ep || (ep.style === 'duplicate' && !o.source)) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
@@ -38,7 +38,15 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     const w = { k, model, o, mask: [], key };
     // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
     const read = readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired });
-    return { ...base, action: 'create', request: style.request(w), diff, ...closed(lookupOf(k, o.desired, o.source)), read, expect: style.sets(w) };
+    return { ...base, action: 'create', request: style.request(w), diff, ...closed(lookupOf(k, o.desired, o.source)), read, expect: style.sets(w), ...(notes.length ? { notes } : {}) };
+  };
+  if (o.live === null) return create();
+  const otherIdentity = identityMoved(model, o);
+  if (otherIdentity.length) {
+    // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
+    const what = otherIdentity.map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`).join(', ');
+    if (!o.from_state || !k.create) throw new PlanError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${k.create ? 'remove id to create a new one' : 'name the other one by its id'}`);
+    return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`]);
   }
   const diff = diffSpec(model, o.desired, o.live);
   const id = o.id ? { id: o.id } : {};
@@ -50,6 +58,15 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     ...base, action: 'update', ...id, ...moved, update_mask: style.mask(w.mask), request: style.request(w), diff,
     ...closed(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
   };
+}
+
+/** The identifying fields (x-identity: a project) whose desired value is not the live resource's: [field, live, desired]. */
+function identityMoved(model: ReturnType<typeof resourceModel>, o: Observed): Array<[string, Json | undefined, Json | undefined]> {
+  return Object.entries(model.props ?? {}).flatMap(([f, field]): Array<[string, Json | undefined, Json | undefined]> => {
+    if (!field.identity || o.desired[f] === undefined) return [];
+    const [was, now] = [normalize(field, o.live?.[f]), normalize(field, o.desired[f])];
+    return deepEqual(was ?? null, now ?? null) ? [] : [[f, was, now]];
+  });
 }
 
 /** Managed fields the last apply set that the document no longer has: left as they are, managed no more. */
@@ -100,6 +117,8 @@ export interface PlanContext {
   liveListed?: (k: KindDef) => JsonObject[];
   /** the managed fields as the last apply left them (from the state) */
   lastApplied?: (address: string) => Record<string, unknown> | undefined;
+  /** the id (a key kind's key) the state knows an address by */
+  stateId?: (address: string) => string | undefined;
 }
 
 /**
@@ -128,8 +147,12 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
   const deps = [...refs.filter((a) => text.includes(`\${${a}.id}`)), ...after];
   const last = ctx.lastApplied?.(o.moved_from ?? o.doc.address);
-  const c = changeFor(registry.get(o.doc.kind)!, o, deps, last);
-  const notes = [...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, last))];
+  const k = registry.get(o.doc.kind)!;
+  // A key kind's key is its identity: another key is another resource, and the one the state knew is let go.
+  const was = k.identity.by === 'key' ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
+  const rekeyed = was && o.id && was !== o.id ? [`${k.identity.by === 'key' ? k.identity.field : 'key'} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
+  const c = changeFor(k, o, deps, rekeyed.length ? undefined : last);
+  const notes = [...(c.notes ?? []), ...rekeyed, ...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
   return notes.length ? { ...c, notes } : c;
 }
 

@@ -14,6 +14,8 @@ export interface Field {
   type: FieldType;
   readOnly: boolean;
   secret: boolean;
+  /** identifies the resource: a different value means a different resource (x-identity) */
+  identity?: boolean;
   /** message: its fields */
   props?: Record<string, Field>;
   /** array: its element */
@@ -74,7 +76,7 @@ function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string
 
 function build(raw: JsonSchema, file: string): Field {
   const { node, file: f } = deref(raw, file);
-  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true };
+  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true, ...(node['x-identity'] === true ? { identity: true } : {}) };
   if (node['x-int64']) return { ...base, type: 'int64' };
   if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: node.examples };
   if (node.format === 'date-time') return { ...base, type: 'timestamp' };

@@ -171,3 +171,41 @@ describe('mistakes found by the plan, not the apply', () => {
     expect(emu.stats.writes).toBe(0);
   });
 });
+
+describe('identity fields', () => {
+  it('a project_id changed through a variable is a new resource and a release of the old, never a PATCH or drift', async () => {
+    emu = await emulator({});
+    const doc = { kind: 'Offer', name: 'premium', spec: { project_id: '${var.project}', name: 'Premium' } };
+    const dir = testdir({ 'a.yaml': doc });
+    await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p1'], { cwd: dir });
+    const old = stateOf(dir)['Offer/premium'].id;
+    const plan = await runCli(['plan', ...against(emu.url, dir), '--json', '--var', 'project=p2'], { cwd: dir });
+    const change = JSON.parse(plan.stdout).changes[0];
+    expect(change).toMatchObject({ action: 'create', notes: [`project_id "p1" → "p2": a new Offer is created; the old one, ${old}, is released and stays on the platform`] });
+    expect(change.drift).toBeUndefined();
+    await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p2'], { cwd: dir });
+    expect(emu.writes().filter((c) => c.method === 'PATCH')).toEqual([]);
+    const offers = [...emu.store.collections.get('offers')!.values()];
+    expect(offers.map((o) => o.project_id).sort()).toEqual(['p1', 'p2']);
+    expect(stateOf(dir)['Offer/premium'].id).not.toBe(old);
+  });
+
+  it('a document naming its resource by id cannot move it to another project: a plan error', async () => {
+    emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p1', name: 'Premium' }] });
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'premium', id: 'off_1', spec: { project_id: 'p2', name: 'Premium' } } });
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('Offer/premium: project_id "p1" → "p2": that names another Offer, and off_1 cannot be moved; remove id to create a new one');
+  });
+
+  it('a policy whose resource_key changed lets the old key go, and says so', async () => {
+    emu = await emulator({});
+    const policy = (key: string) => ({ kind: 'Policy', name: 'access', spec: { resource_key: key, policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } } });
+    const dir = testdir({ 'a.yaml': policy('p/p1/project') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    write(dir, [policy('p/p2/project')]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.stdout).toContain('resource_key changed from p/p1/project: the Policy there is released and stays as it is on the platform');
+    expect(plan.stdout).not.toContain('changed outside tapedeck');
+  });
+});
