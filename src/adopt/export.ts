@@ -1,6 +1,7 @@
 // Adoption: the live resources tapedeck can find (named by the state, by --id, or listed), written as documents,
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
 // documents right away shows no changes.
+import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
@@ -26,6 +27,17 @@ export interface ExportedDoc {
   spec: JsonObject;
 }
 
+/**
+ * Live text as document text: every `${` written `$${`, so a live value that looks like a variable or a reference
+ * reads back as itself instead of being filled in by the next plan (a server must not plant interpolations).
+ */
+function asLiteral<T extends Json | undefined>(v: T): T {
+  if (typeof v === 'string') return v.split('${').join('$${') as T;
+  if (Array.isArray(v)) return v.map(asLiteral) as T;
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asLiteral(x)])) as T;
+  return v;
+}
+
 /** A resource's managed fields as a document spec: schema order, no response-only fields, no secrets, no unset. */
 export function toSpec(field: Field, v: Json | undefined): Json | undefined {
   if (field.type === 'message' && isObject(v)) {
@@ -42,8 +54,8 @@ export function toSpec(field: Field, v: Json | undefined): Json | undefined {
     const items = v.map((x) => toSpec(field.items!, x) ?? (field.items?.type === 'message' ? {} : null));
     return normalize(field, items) === undefined ? undefined : items;
   }
-  if (field.type === 'map' && isObject(v)) return normalize(field, sortKeys(v) as Json);
-  return normalize(field, v);
+  if (field.type === 'map' && isObject(v)) return asLiteral(normalize(field, sortKeys(v) as Json));
+  return asLiteral(normalize(field, v));
 }
 
 function sortKeys(v: unknown): unknown {
@@ -61,6 +73,9 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     ...Object.entries(state.data.resources).filter(([, e]) => e.id).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
     ...opts.ids,
   ];
+  // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
+  const unknown = targets.find((t) => !registry.get(t.kind));
+  if (unknown) throw new UserError(`state file ${state.file}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
   await mapPool(targets, opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;
     const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: {} });
@@ -90,7 +105,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     for (let n = 2; taken.has(`${k.kind}/${name}`); n++) name = `${slug(label)}-${n}`;
     taken.add(`${k.kind}/${name}`);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
-    docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id } : {}), spec });
+    docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id: asLiteral(id) } : {}), spec });
     state.set(`${k.kind}/${name}`, { kind: k.kind, id });
   }
   return docs;

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
 import { UNRESOLVED } from '../resolve/refs.js';
+import { oneLine } from './redact.js';
 import { noStyle, type Style } from './style.js';
 
 // fast-json-patch is CommonJS; its `compare` gives the element-level changes inside an array or map that is
@@ -49,8 +50,10 @@ function inner(d: DiffEntry): string[] {
 
 export function renderChange(c: Change, s: Style = noStyle): string[] {
   const drift = (c.drift ?? []).map((d) => s.bad(`      ! ${d.path}: changed outside tapedeck (last applied ${show(d.before)}, now ${show(d.after)})`));
-  if (c.action === 'noop') return drift.length ? [`  ${s.bad('!')} ${c.address} (${c.id ?? ''}) matches the documents again, but drifted:`, ...drift] : [];
-  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${c.id ?? c.request?.path}) will be updated`);
+  // Ids and errors may come from a server: on one line, so they cannot forge lines of this output.
+  const id = oneLine(c.id ?? '');
+  if (c.action === 'noop') return drift.length ? [`  ${s.bad('!')} ${c.address} (${id}) matches the documents again, but drifted:`, ...drift] : [];
+  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [head];
   for (const d of c.diff ?? []) {
     if (c.action === 'create') {
@@ -80,7 +83,7 @@ export function renderPlan(p: Plan, s: Style = noStyle): string {
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {
   const mark = r.outcome === 'applied' ? (r.action === 'create' ? s.add('created') : s.change('updated')) : s.bad(r.outcome);
-  return `  ${r.address}: ${mark}${r.id ? ` (${r.id})` : ''}${r.error ? `: ${r.error}` : ''}`;
+  return `  ${r.address}: ${mark}${r.id ? ` (${oneLine(r.id)})` : ''}${r.error ? `: ${oneLine(r.error)}` : ''}`;
 }
 
 export function applySummary(res: ApplyResult): string {

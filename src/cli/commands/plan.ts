@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { renderers } from '../../report/formats.js';
 import { styleFor } from '../../report/style.js';
@@ -6,6 +5,7 @@ import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { makePlan } from '../pipeline.js';
+import { writePrivateFile } from '../../util/files.js';
 
 export interface PlanFlags extends CommonFlags {
   out?: string;
@@ -21,7 +21,7 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   const { plan, client } = await makePlan(opts, io);
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
-  if (flags.out) writeFileSync(resolve(io.cwd, flags.out), `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
+  if (flags.out) writePrivateFile(resolve(io.cwd, flags.out), `${JSON.stringify(plan, null, 2)}\n`);
   printPlan(plan, opts, io);
   const changed = plan.summary.create + plan.summary.update > 0;
   return flags.detailedExitcode && changed ? 2 : 0;
