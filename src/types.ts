@@ -198,4 +198,6 @@ export interface Io {
   isTTY: boolean;
   /** asks a yes/no question on the terminal */
   ask?(question: string): Promise<string>;
+  /** registers a value that must never be printed (the token): every output masks it from then on */
+  secret?(value: string): void;
 }

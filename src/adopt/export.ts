@@ -37,6 +37,17 @@ export interface ExportedDoc {
   spec: JsonObject;
 }
 
+/**
+ * Live text as document text: every `${` written `$${`, so a live value that looks like a variable or a reference
+ * reads back as itself instead of being filled in by the next plan (a server must not plant interpolations).
+ */
+function asLiteral<T extends Json | undefined>(v: T): T {
+  if (typeof v === 'string') return v.split('${').join('$${') as T;
+  if (Array.isArray(v)) return v.map(asLiteral) as T;
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asLiteral(x)])) as T;
+  return v;
+}
+
 /** A resource's managed fields as a document spec: schema order, no response-only fields, no secrets, no unset. */
 export function toSpec(field: Field, v: Json | undefined): Json | undefined {
   if (field.type === 'message' && isObject(v)) {
@@ -53,8 +64,8 @@ export function toSpec(field: Field, v: Json | undefined): Json | undefined {
     const items = v.map((x) => toSpec(field.items!, x) ?? (field.items?.type === 'message' ? {} : null));
     return normalize(field, items) === undefined ? undefined : items;
   }
-  if (field.type === 'map' && isObject(v)) return normalize(field, sortKeys(v) as Json);
-  return normalize(field, v);
+  if (field.type === 'map' && isObject(v)) return asLiteral(normalize(field, sortKeys(v) as Json));
+  return asLiteral(normalize(field, v));
 }
 
 function sortKeys(v: unknown): unknown {
@@ -93,6 +104,9 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     ...Object.entries(state.data.resources).filter(([a, e]) => e.id && !declared.has(a)).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
     ...opts.ids,
   ];
+  // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
+  const unknown = targets.find((t) => !registry.get(t.kind));
+  if (unknown) throw new UserError(`state file ${state.file}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
   await mapPool(targets, opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;
     const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: {} });
@@ -134,7 +148,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     for (let n = 2; !free(`${k.kind}/${name}`, id); n++) name = `${slug(label)}-${n}`;
     declared.add(`${k.kind}/${name}`);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
-    docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id } : {}), spec });
+    docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id: asLiteral(id) } : {}), spec });
     // An existing entry (same id, by `free`) keeps what it holds, the last applied fields included.
     if (!state.entry(`${k.kind}/${name}`)) state.set(`${k.kind}/${name}`, { kind: k.kind, id });
   }

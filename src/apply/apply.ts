@@ -1,6 +1,7 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { ApiError } from '../errors.js';
+import { fillPathReferences } from '../kinds/paths.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
@@ -51,7 +52,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     } catch (e) {
       const unclear = e instanceof ApiError && (e.ambiguous || e.status === 0 || e.status === 409);
       if (!unclear || !c.read) throw e;
-      const took = await writeTookEffect(c, fillReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client);
+      const took = await writeTookEffect(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client);
       if (took === 'yes') return { status: 200, body: {} };
       if (took === 'unknown') throw new OutcomeUnknown(`${e.line()}: it may or may not have taken effect, and reading it back failed; the next plan will show`);
       throw e;
@@ -76,7 +77,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   const verify = async (c: Change): Promise<Pick<ResultEntry, 'not_kept' | 'unverified'>> => {
     if (!c.read || !c.expect) return {};
     try {
-      const lost = await notKept(c, fillReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
+      const lost = await notKept(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
       return lost.length ? { not_kept: lost.map(describeNotKept) } : {};
     } catch (e) {
       return { unverified: errorText(e) };
@@ -99,7 +100,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied` };
     } else {
       try {
-        const path = fillReferences(c.request!.path, idOf);
+        const path = fillPathReferences(c.request!.path, idOf);
         const body = fillReferences(c.request!.body, idOf);
         const unresolved = UNRESOLVED.exec(`${path} ${JSON.stringify(body ?? {})}`);
         if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);

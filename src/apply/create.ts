@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
 import { listAll } from '../remote/list.js';
 import { findCreated, matching, type Lister } from '../remote/recover.js';
+import { fillPathReferences } from '../kinds/paths.js';
 import { fillReferences } from '../resolve/refs.js';
 import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
@@ -56,6 +57,7 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
   return async function create(c: Change, path: string, body: JsonObject | undefined): Promise<Response> {
     const request = c.request!;
     const lookup = c.lookup && (fillReferences(c.lookup as unknown as Json, idOf) as unknown as Lookup);
+    if (lookup?.source) lookup.source.read.path = fillPathReferences(c.lookup!.source!.read.path, idOf);
     let existing: string[] = [];
     if (lookup) {
       try {

@@ -9,6 +9,7 @@ import { schemaCommand } from './commands/schema.js';
 import { stateForget, stateList, stateMove } from './commands/state.js';
 import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
+import { Secrets } from '../report/redact.js';
 import { tapedeckVersion } from '../version.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -23,6 +24,7 @@ function common(cmd: Command): Command {
     .option('--timeout <seconds>', 'per-request timeout (default 30)')
     .option('--retries <n>', 'retries of a failed read or idempotent write (default 4)')
     .option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)')
+    .option('--deadline <seconds>', 'the whole run: no request starts after this long (default 3600)')
     .option('--var <name=value>', 'set a variable (repeatable)', collect)
     .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
     .option('--insecure-http', 'allow plain http to a non-loopback host')
@@ -33,7 +35,17 @@ function common(cmd: Command): Command {
     .option('--recreate-missing', 'plan a create for a resource the state knows but the platform does not have');
 }
 
-export async function main(argv: string[], io: Io, stop?: Promise<void>): Promise<number> {
+/**
+ * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
+ * echo, a document, an error message), it stops here. Secrets are registered as they are read (options.ts).
+ */
+function maskingIo(io: Io): Io {
+  const secrets = new Secrets();
+  return { ...io, out: (t) => io.out(secrets.mask(t)), err: (t) => io.err(secrets.mask(t)), secret: (v) => void secrets.add(v) };
+}
+
+export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
+  const io = maskingIo(outside);
   let code = 0;
   let debug = argv.includes('--debug');
   const program = new Command('tapedeck')

@@ -1,11 +1,11 @@
 // Options travel as one typed object built here from flags, environment variables and the project file;
 // nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
 import { FORMATS, type Format } from '../report/formats.js';
-import { readFileSync } from 'node:fs';
+import { readBounded } from '../util/files.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Reported, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
-import { parseFile } from '../load/load.js';
+import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { loadProject, type Project } from '../project/project.js';
 import { isObject } from '../schema/values.js';
 import { formatIssue, reportIssues } from '../report/text.js';
@@ -21,6 +21,7 @@ export interface CommonFlags {
   timeout?: string;
   retries?: string;
   retryDeadline?: string;
+  deadline?: string;
   insecureHttp?: boolean;
   debug?: boolean;
   json?: boolean;
@@ -43,6 +44,8 @@ export interface RunOptions {
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
   deadlineMs: number;
+  /** the whole run's deadline (epoch ms): no request starts after it */
+  runDeadlineAt: number;
   insecureHttp: boolean;
   debug: boolean;
   json: boolean;
@@ -72,14 +75,24 @@ export function parseVars(list: string[] = []): Record<string, unknown> {
   return vars;
 }
 
+/** A token file is a few hundred bytes; reading stops past this, so `--token-file /dev/zero` cannot hang a run. */
+export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+
+/** A file named by a flag, read with a bound; `what` names it in messages, `is` says what it should have been. */
+function readFlagFile(file: string, cwd: string, max: number, what: string, is: string): string {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readBounded(resolve(cwd, file), max);
+  } catch (e) {
+    throw new UserError(`cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (!bytes) throw new UserError(`${what} is over ${max >= 1 << 20 ? `${max} bytes` : `${max / 1024} KiB`}: that is not ${is}`);
+  return bytes.toString('utf8');
+}
+
 /** A variables file, read by the same YAML path as the documents (depth, alias and directive rules included). */
 function readVarFile(path: string, cwd: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(resolve(cwd, path), 'utf8');
-  } catch (e) {
-    throw new UserError(`--var-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const text = readFlagFile(path, cwd, MAX_FILE_BYTES, `--var-file ${path}`, 'a variables file');
   const issues: Issue[] = [];
   const docs = parseFile(text, path, issues);
   const problem = issues.find((i) => i.severity === 'error');
@@ -88,19 +101,19 @@ function readVarFile(path: string, cwd: string): Record<string, unknown> {
   return docs[0].value;
 }
 
+/**
+ * The token, refused at once (naming where it came from, never its value) when a header cannot carry it: a line
+ * break or another control character would otherwise fail every request, each retried, or split the header.
+ */
 function readToken(tokenFile: string | undefined, io: Io): string {
-  if (tokenFile) {
-    let t: string;
-    try {
-      t = readFileSync(resolve(io.cwd, tokenFile), 'utf8').trim();
-    } catch (e) {
-      throw new UserError(`cannot read token file ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    if (!t) throw new UserError(`token file ${tokenFile} is empty`);
-    return t;
+  const source = tokenFile ? `token file ${tokenFile}` : 'TAPEDECK_TOKEN';
+  const t = (tokenFile ? readFlagFile(tokenFile, io.cwd, MAX_TOKEN_FILE_BYTES, `token file ${tokenFile}`, 'a token') : io.env.TAPEDECK_TOKEN ?? '').trim();
+  io.secret?.(t);
+  if (!t) throw new UserError(tokenFile ? `token file ${tokenFile} is empty` : 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
+  if (/[^\x21-\x7e]/.test(t)) {
+    const what = /[\r\n]/.test(t) ? 'a line break' : /[\x00-\x1f\x7f]/.test(t) ? 'a control character' : /\s/.test(t) ? 'a space' : 'a character outside ASCII';
+    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`);
   }
-  const t = io.env.TAPEDECK_TOKEN?.trim();
-  if (!t) throw new UserError('no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
   return t;
 }
 
@@ -113,6 +126,8 @@ function outputFormat(f: CommonFlags): RunOptions['format'] {
 
 export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
+  // Masked from the start, even by commands that never send it: a document or a message might echo it.
+  io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
   const { project, issues } = loadProject(dir, io.cwd);
   if (issues.length) {
     reportIssues(issues, (t) => io.err(t));
@@ -145,6 +160,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io)
     timeoutMs: positiveInt('--timeout', f.timeout, defaults.timeout ?? 30) * 1000,
     maxAttempts: positiveInt('--retries', f.retries, defaults.retries ?? 4, 0) + 1,
     deadlineMs: positiveInt('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120) * 1000,
+    runDeadlineAt: Date.now() + positiveInt('--deadline', f.deadline, 3600) * 1000,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     json: !!f.json,

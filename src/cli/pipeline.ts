@@ -52,6 +52,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     timeoutMs: opts.timeoutMs,
     maxAttempts: opts.maxAttempts,
     deadlineMs: opts.deadlineMs,
+    runDeadlineAt: opts.runDeadlineAt,
     debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
   });
 }

@@ -1,12 +1,13 @@
 // The project file, tapedeck.yaml at the root of DIR: environments (base URL, vars, state path), defaults, and
 // endpoint overrides. Validated by schemas/project.schema.json with located errors.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseFile, PROJECT_FILE } from '../load/load.js';
+import { MAX_FILE_BYTES, parseFile, PROJECT_FILE } from '../load/load.js';
 import type { EndpointOverrides } from '../kinds/registry.js';
 import type { Issue } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
 import { nearestPos } from '../validate/validate.js';
+import { readBounded } from '../util/files.js';
 
 export interface Environment {
   base_url?: string;
@@ -27,7 +28,15 @@ export function loadProject(dir: string, cwd: string): { project?: Project; file
   const file = relative(cwd, full) || full;
   if (!existsSync(full)) return { file, issues: [] };
   const issues: Issue[] = [];
-  const [doc, ...rest] = parseFile(readFileSync(full, 'utf8'), file, issues);
+  // Read with the documents' bound: a checked-in tapedeck.yaml may be a link to a path that never ends.
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readBounded(full, MAX_FILE_BYTES);
+  } catch (e) {
+    return { file, issues: [{ file, message: `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, severity: 'error' }] };
+  }
+  if (!bytes) return { file, issues: [{ file, message: `file is over ${MAX_FILE_BYTES} bytes`, severity: 'error' }] };
+  const [doc, ...rest] = parseFile(bytes.toString('utf8'), file, issues);
   if (issues.length) return { file, issues };
   if (!doc) return { file, issues: [{ file, pos: { line: 1, col: 1 }, message: 'the project file is empty (it needs at least `version: 1`)', severity: 'error' }] };
   if (rest.length) issues.push({ file, pos: nearestPos(rest[0], ''), message: 'the project file holds one document', severity: 'error' });

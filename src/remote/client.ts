@@ -1,9 +1,12 @@
 // The only HTTP client: undici over a keep-alive pool, bearer auth, timeouts, retries with backoff and jitter for
-// calls that are safe to repeat, and JSON errors turned into ApiError. The token never appears in any message.
+// calls that are safe to repeat, and JSON errors turned into ApiError. Everything a server sends is untrusted: the
+// token is masked in every answer, server text is cleaned before it can reach an output, answers are size-capped,
+// and no request starts after the run's deadline.
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
+import { Secrets, serverText } from '../report/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 
 export interface ClientOptions {
@@ -18,16 +21,36 @@ export interface ClientOptions {
   deadlineMs: number;
   /** base of the exponential backoff */
   backoffMs: number;
+  /** an answer larger than this is refused (not read further, not retried) */
+  maxResponseBytes: number;
+  /** the whole run's deadline (epoch ms): no request starts after it, and one still waiting is abandoned */
+  runDeadlineAt?: number;
   debug?: (line: string) => void;
 }
 
-export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200 };
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200, maxResponseBytes: MAX_RESPONSE_BYTES };
+
+/** Failures that repeating the call cannot mend: the answer is too large, or the run is out of time. */
+const TOO_LARGE = 'response_too_large';
+const DEADLINE = 'deadline_exceeded';
+const FINAL = new Set([TOO_LARGE, DEADLINE]);
 
 /** How long to wait before attempt `attempt + 1`: exponential, with full jitter so retries do not come in step. */
 export const backoff = (opts: Pick<ClientOptions, 'backoffMs'>, attempt: number) => Math.random() * opts.backoffMs * 2 ** (attempt - 1);
 
-/** A failure after which a write may or may not have taken effect: no answer, or a server-side error. */
-export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || e.status === 0 || e.status >= 500);
+/**
+ * A failure after which a write may or may not have taken effect: no answer, or a server-side error. A call the
+ * deadline kept from starting was never sent (unless it says an earlier attempt was: then it is ambiguous).
+ */
+export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.code !== DEADLINE) || e.status >= 500);
+
+/** Why an exchange was abandoned by tapedeck itself (not by the network). */
+class Abandoned extends Error {
+  constructor(readonly code: typeof TOO_LARGE | typeof DEADLINE, message: string) {
+    super(message);
+  }
+}
 
 export interface Response {
   status: number;
@@ -53,6 +76,9 @@ export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: strin
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UserError(`base URL must be http(s), not ${url.protocol}`);
   if (url.username || url.password) throw new UserError('base URL must not carry credentials; use TAPEDECK_TOKEN or --token-file');
+  // Requests name only their path: a query or fragment here would be dropped from every one of them, silently.
+  // The rest of the URL is not echoed: a query may hold a key.
+  if (/[?#]/.test(raw)) throw new UserError(`base URL ${url.origin}${url.pathname} must not have a query string or fragment (requests would drop it)`);
   const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
   if (url.protocol === 'http:' && !loopback) {
     if (!insecureHttp) throw new UserError(`base URL ${url.origin} is plain http: the token would travel unencrypted (use https, or --insecure-http to override)`);
@@ -71,8 +97,11 @@ export class Client {
   readonly counts = { reads: 0, writes: 0 };
   /** built once: a plan sends thousands of requests with the same headers */
   private readonly headers: { read: Record<string, string>; write: Record<string, string> };
+  /** the token, in every form a server could echo it in */
+  private readonly secrets: Secrets;
 
   constructor(readonly opts: ClientOptions) {
+    this.secrets = new Secrets().add(opts.token);
     const url = new URL(opts.baseUrl);
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/$/, '');
@@ -96,6 +125,9 @@ export class Client {
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
     for (let attempt = 1; ; attempt++) {
+      if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) {
+        throw new ApiError(method, path, 0, DEADLINE, 'the run passed its --deadline; no new request was started', mayHaveApplied);
+      }
       let outcome: Response | ApiError;
       try {
         outcome = await this.once(method, path, body);
@@ -104,12 +136,13 @@ export class Client {
       }
       if (!(outcome instanceof ApiError)) return outcome;
       mayHaveApplied ||= method !== 'GET' && (outcome.status === 0 || outcome.status >= 500);
-      const transient = outcome.status === 0 || RETRY_STATUS.has(outcome.status);
+      const transient = !FINAL.has(outcome.code) && (outcome.status === 0 || RETRY_STATUS.has(outcome.status));
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
       const wait = retryAfter ?? backoff(this.opts, attempt);
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
-      if (!repeatable || !transient || attempt >= this.opts.maxAttempts || Date.now() - started + wait > this.opts.deadlineMs) {
+      const pastDeadline = Date.now() - started + wait > this.opts.deadlineMs || Date.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
+      if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
           ? new ApiError(method, path, outcome.status, outcome.code, `${outcome.message} (an earlier attempt got no clear answer)`, true)
@@ -130,6 +163,8 @@ export class Client {
     } catch (e) {
       const code = (e as { code?: string }).code ?? 'network_error';
       this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
+      // A write abandoned after it was sent may have taken effect all the same.
+      if (e instanceof Abandoned) throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
       if ((e as { afterHeaders?: boolean }).afterHeaders) {
         throw new ApiError(method, path, 0, 'connection_failed', `the response was cut off (${code})`, method !== 'GET');
       }
@@ -146,6 +181,9 @@ export class Client {
         json = undefined;
       }
     }
+    // A server that echoes the token (in a field, a key, an encoding of it) gets it masked before anything keeps
+    // or prints the answer: the plan, the state, an export, an error.
+    if (json !== undefined && this.secrets.holds(reply.text)) json = this.secrets.maskJson(json);
     if (reply.status >= 200 && reply.status < 300) {
       if (!isObject(json)) throw new ApiError(method, path, reply.status, 'bad_response', 'the response is not a JSON object');
       return { status: reply.status, body: json };
@@ -161,7 +199,20 @@ export class Client {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let status = 0;
+      let size = 0;
       let headers: IncomingHttpHeaders = {};
+      let controller: Dispatcher.DispatchController | undefined;
+      let abandoned: Abandoned | undefined;
+      const limit = this.opts.maxResponseBytes;
+      const abandon = (why: Abandoned) => {
+        // A too-large answer came with a status; a deadline leaves no answer at all.
+        abandoned ??= Object.assign(why, { status: why.code === TOO_LARGE ? status : 0 });
+        controller?.abort(abandoned);
+      };
+      const left = this.opts.runDeadlineAt === undefined ? undefined : this.opts.runDeadlineAt - Date.now();
+      const timer = left === undefined ? undefined : setTimeout(() => abandon(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer')), Math.max(0, left));
+      timer?.unref();
+      const settle = () => clearTimeout(timer);
       this.pool.dispatch({
         path: `${this.prefix}${path}`,
         method: method as Dispatcher.HttpMethod,
@@ -170,29 +221,42 @@ export class Client {
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,
       }, {
-        onRequestStart: () => {},
+        onRequestStart: (c) => {
+          controller = c;
+          if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
+        },
         onResponseStart: (_c, statusCode, h) => {
           status = statusCode;
           headers = h;
+          // Refused on its headers: an answer that says it is too large is not downloaded to find out.
+          const claimed = Number(h['content-length']);
+          if (claimed > limit) abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
         },
         onResponseData: (_c, chunk) => {
+          if (abandoned) return;
+          size += chunk.length;
+          if (size > limit) return abandon(new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`));
           chunks.push(chunk);
         },
         onResponseEnd: () => {
+          settle();
           resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
         },
-        onResponseError: (_c, err) => reject(Object.assign(err, { afterHeaders: status !== 0 })),
+        onResponseError: (_c, err) => {
+          settle();
+          reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
+        },
       });
     });
   }
 
   private failure(method: string, path: string, res: Reply, json: unknown): ApiError {
     const status = res.status;
-    const code = isObject(json) && typeof json.code === 'string' ? json.code : `http_${status}`;
-    let message = isObject(json) && typeof json.message === 'string' ? json.message : `HTTP ${status}`;
+    // The code and the message are the server's words: masked, on one line, capped. (Its details are never shown.)
+    const code = isObject(json) && typeof json.code === 'string' && json.code ? serverText(json.code, this.secrets, 100) : `http_${status}`;
+    let message = isObject(json) && typeof json.message === 'string' ? serverText(json.message, this.secrets) : `HTTP ${status}`;
     if (status === 401 || status === 403) message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
     if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.origin}`;
-    if (message.includes(this.opts.token)) message = message.split(this.opts.token).join('[token]');
     const err = new ApiError(method, path, status, code, message) as ApiError & { retryAfterMs?: number };
     const ra = res.headers['retry-after'];
     const seconds = Number(Array.isArray(ra) ? ra[0] : ra);

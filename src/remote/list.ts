@@ -1,4 +1,6 @@
+import { ApiError } from '../errors.js';
 import { withQuery } from '../kinds/paths.js';
+import { oneLine } from '../report/redact.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, stableStringify, type JsonObject } from '../schema/values.js';
 import type { ListSpec, ReadBack } from '../types.js';
@@ -14,20 +16,29 @@ export function unwrap(read: Pick<ReadBack, 'wrapper' | 'key_field'>, body: Json
   return key !== undefined && read.key_field ? { ...resource, [read.key_field]: key } : resource;
 }
 
+/** More pages than any real list has (10 million resources at the API's largest page): a server running away. */
+export const MAX_LIST_PAGES = 10_000;
+
 /**
  * A list, page by page (the live API caps pages small, so this follows next_page_token until it is empty).
- * `scope` holds the values of the list's scope fields (project_id).
+ * `scope` holds the values of the list's scope fields (project_id). A server that hands out a token it gave
+ * before (a cycle) or never stops is refused, instead of being followed forever.
  */
 async function* listPages(client: Caller, list: ListSpec, scope: JsonObject): AsyncGenerator<JsonObject[]> {
   const query = Object.fromEntries(list.scope.map((f) => [f, `spec.${f}`]));
+  const seen = new Set<string>();
   let token = '';
   do {
     const base = withQuery(list.path, query, scope);
     const path = `${base}${base.includes('?') ? '&' : '?'}page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`;
-    const { body } = await client.call('GET', path);
+    const { body, status } = await client.call('GET', path);
     const page = body[list.items];
     yield Array.isArray(page) ? page.filter(isObject) : [];
     token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
+    const refuse = (why: string) => new ApiError('GET', path, status, 'bad_response', why);
+    if (token && seen.has(token)) throw refuse(`the list gave the page token ${oneLine(JSON.stringify(token.slice(0, 100)))} a second time; it would never end`);
+    if (token && seen.size + 1 >= MAX_LIST_PAGES) throw refuse(`the list goes on past ${MAX_LIST_PAGES} pages; stopped there`);
+    seen.add(token);
   } while (token);
 }
 

@@ -3,13 +3,20 @@
 // (and then table rows) are cut with a note saying so, instead of the comment failing to post.
 import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
 import { UNRESOLVED } from '../resolve/refs.js';
+import { oneLine } from './redact.js';
 import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', move: '➡️', release: '➖', noop: '' };
 
-/** Code in a table cell, with pipes and backticks made safe. */
-const code = (s: string) => `\`${s.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+// Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
+// Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.
+/** A code span (HTML is text in it); a backtick would end it and a pipe the table cell. */
+const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+/** Inside an HTML element (the details summary): entities. */
+const html = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** Plain Markdown text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
+const text = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
 
 /** A value in a table cell: JSON, shortened, as code. */
 function cell(v: unknown): string {
@@ -19,7 +26,6 @@ function cell(v: unknown): string {
   return code(text.length > 200 ? `${text.slice(0, 197)}...` : text);
 }
 
-const text = (s: string) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 
 function diffTable(entries: DiffEntry[], before: string | undefined, after: string): string[] {
   if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.after)} |`)];
@@ -27,7 +33,7 @@ function diffTable(entries: DiffEntry[], before: string | undefined, after: stri
 }
 
 function details(c: Change): string {
-  const lines = [`<details><summary>${icon[c.action]} <code>${c.address}</code> ${c.action}${c.id ? ` (${c.id})` : ''}</summary>`, ''];
+  const lines = [`<details><summary>${icon[c.action]} <code>${html(c.address)}</code> ${c.action}${c.id ? ` (${html(c.id)})` : ''}</summary>`, ''];
   if (c.moved_from) lines.push(`Moved from ${code(c.moved_from)}.`, '');
   if (c.diff?.length) lines.push(...diffTable(c.diff, c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
   for (const n of c.notes ?? []) lines.push('', `> ${text(n)}`);
@@ -49,7 +55,6 @@ function fit(head: string, parts: string[], limit: number, what: string, sep = '
   }
   return `${out}\n`;
 }
-
 
 export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
   const changes = p.changes.filter((c) => c.action !== 'noop' || c.notes?.length);

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
 import { UNRESOLVED } from '../resolve/refs.js';
+import { oneLine } from './redact.js';
 import { noStyle, type Style } from './style.js';
 
 // fast-json-patch is CommonJS; its `compare` gives the element-level changes inside an array or map that is
@@ -49,14 +50,16 @@ function inner(d: DiffEntry): string[] {
 
 export function renderChange(c: Change, s: Style = noStyle): string[] {
   const drift = (c.drift ?? []).map((d) => s.bad(`      ! ${d.path}: changed outside tapedeck (last applied ${show(d.before)}, now ${show(d.after)})`));
+  // Ids and errors may come from a server: on one line, so they cannot forge lines of this output.
+  const id = oneLine(c.id ?? '');
   const notes = (c.notes ?? []).map((n) => s.dim(`      # ${n}`));
-  if (c.action === 'release') return [s.bad(`  - ${c.address}${c.id ? ` (${c.id})` : ''} will be released: no longer declared; it stays on the platform`)];
+  if (c.action === 'release') return [s.bad(`  - ${c.address}${id ? ` (${id})` : ''} will be released: no longer declared; it stays on the platform`)];
   const moved = c.moved_from ? [s.change(`  → ${c.moved_from} has moved to ${c.address}`)] : [];
   if (c.action === 'noop' || c.action === 'move') {
-    const head = drift.length ? [`  ${s.bad('!')} ${c.address} (${c.id ?? ''}) matches the documents again, but drifted:`] : [];
+    const head = drift.length ? [`  ${s.bad('!')} ${c.address} (${id}) matches the documents again, but drifted:`] : [];
     return [...moved, ...head, ...drift, ...(notes.length ? [...(moved.length || head.length ? [] : [`  ${c.address}:`]), ...notes] : [])];
   }
-  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${c.id ?? c.request?.path}) will be updated`);
+  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
     if (c.action === 'create') {
@@ -92,7 +95,7 @@ function renderResult(r: ResultEntry, s: Style = noStyle): string {
   const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), noop: 'unchanged' };
   const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
   const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
-  return `  ${r.address}: ${mark}${r.id ? ` (${r.id})` : ''}${r.error ? `: ${r.error}` : ''}${kept}`;
+  return `  ${r.address}: ${mark}${r.id ? ` (${oneLine(r.id)})` : ''}${r.error ? `: ${oneLine(r.error)}` : ''}${kept}`;
 }
 
 /** Whether an apply left anything undone or not as declared (exit 1). */

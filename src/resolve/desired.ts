@@ -4,10 +4,14 @@ import type { KindDef } from '../kinds/types.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, wireForm, type JsonObject } from '../schema/values.js';
 import type { Desired, Document } from '../types.js';
-import { fillReferences } from './refs.js';
+import { fillReferences, holdsEscapes } from './refs.js';
 
-/** `refers`: the document holds references (most do not, and are not walked for them). */
-export function desiredOf(doc: Document, k: KindDef, refers: boolean, idOf: (address: string) => string | undefined): Desired {
+/**
+ * `refers`: the document holds references (most do not, and are not walked for them). One holding an escaped
+ * literal (`$${Kind/name.id}`) is filled in too: that is where the escape is dropped.
+ */
+export function desiredOf(doc: Document, k: KindDef, references: boolean, idOf: (address: string) => string | undefined): Desired {
+  const refers = references || holdsEscapes(doc);
   const desired = wireForm(resourceModel(k.schema), refers ? fillReferences(doc.spec, idOf) : doc.spec) as JsonObject;
   const source = doc.duplicate_from && refers ? fillReferences(doc.duplicate_from, idOf) : doc.duplicate_from;
   return { doc, desired, ...(source !== undefined ? { source } : {}) };

@@ -1,8 +1,10 @@
 // ${var.NAME} and ${env.NAME} filled in on the parsed tree (never on raw text, so quoting and positions survive).
 // A string that is exactly one reference takes the variable's value with its type. `$${` writes a literal `${`.
-// ${Kind/name.id} references are left for the planner; they are resolved once ids are known.
+// ${Kind/name.id} references are left for the planner; they are resolved once ids are known. So a literal that
+// looks like one (`$${Kind/name.id}`, or such text inside a variable's value) keeps its escape until then.
 import type { Issue, SourceDoc } from '../types.js';
 import { isObject } from '../schema/values.js';
+import { escapeReferences, startsWithReference } from './refs.js';
 import { nearestPos } from '../validate/validate.js';
 
 export interface VarContext {
@@ -13,12 +15,36 @@ export interface VarContext {
 const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
 const WHOLE = /^\$\{(var|env)\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
-function lookup(expr: string, ctx: VarContext): { found: boolean; value?: unknown; kind?: string } {
+/**
+ * tapedeck's own credentials and settings (the token, a state database URL and its password) are never read into
+ * a document, where a plan, a state or a server would show them. Any case: some systems ignore it in names.
+ */
+const OWN = /^(TAPEDECK_.*|PGPASSWORD)$/i;
+
+type Found = { found: true; value: unknown } | { found: false; kind?: 'var' | 'env' | 'own' };
+
+function lookup(expr: string, ctx: VarContext): Found {
   const m = /^(var|env)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
   if (!m) return { found: false };
   const [, scope, name] = m;
-  if (scope === 'var') return Object.hasOwn(ctx.vars, name) ? { found: true, value: ctx.vars[name] } : { found: false, kind: 'var' };
-  return ctx.env[name] !== undefined ? { found: true, value: ctx.env[name] } : { found: false, kind: 'env' };
+  if (scope === 'var') return Object.hasOwn(ctx.vars, name) ? { found: true, value: literal(ctx.vars[name]) } : { found: false, kind: 'var' };
+  if (OWN.test(name)) return { found: false, kind: 'own' };
+  return ctx.env[name] !== undefined ? { found: true, value: literal(ctx.env[name]) } : { found: false, kind: 'env' };
+}
+
+/** A variable's value is data: text in it that looks like a `${Kind/name.id}` reference stays that text. */
+function literal(v: unknown): unknown {
+  if (typeof v === 'string') return escapeReferences(v);
+  if (Array.isArray(v)) return v.map(literal);
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literal(x)]));
+  return v;
+}
+
+function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string {
+  if (kind === 'var') return `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)`;
+  if (kind === 'env') return `environment variable ${expr.slice(4)} is not set (\${${expr}})`;
+  if (kind === 'own') return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD) are never read into documents`;
+  return `malformed reference \${${expr}}`;
 }
 
 function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => void): unknown {
@@ -27,16 +53,19 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
     const r = lookup(`${whole[1]}.${whole[2]}`, ctx);
     if (r.found) return r.value;
   }
-  return s.replace(TOKEN, (all, expr: string | undefined) => {
-    if (all === '$${') return '${';
+  return s.replace(TOKEN, (all: string, expr: string | undefined, at: number) => {
+    // The escape of a literal that reads as a resource reference is kept for the reference stage, which drops it.
+    if (all === '$${') return startsWithReference(s, at + 1) ? all : '${';
     if (expr === undefined || !/^(var|env)\./.test(expr)) return all; // a resource reference, resolved later
     const r = lookup(expr, ctx);
     if (!r.found) {
-      fail(r.kind === 'var' ? `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)` :
-        r.kind === 'env' ? `environment variable ${expr.slice(4)} is not set (\${${expr}})` : `malformed reference \${${expr}}`);
+      fail(problem(expr, r.kind));
       return all;
     }
-    return typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
+    const text = typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
+    // A value ending in `$` right before a reference would turn it into an escaped literal: refuse the ambiguity.
+    if (text.endsWith('$') && startsWithReference(s, at + all.length)) fail(`\${${expr}} ends with "$" right before a reference, which would read as an escape; put something between them`);
+    return text;
   });
 }
 

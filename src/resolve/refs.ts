@@ -1,24 +1,38 @@
 // ${Kind/name.id} references between documents: where they stand, whether they resolve, the dependency graph,
-// and filling in the ids once they are known.
+// and filling in the ids once they are known. `$${Kind/name.id}` is the same text as a literal: it is no
+// reference, and it keeps its escape until the string it stands in is complete (every reference in it filled in),
+// so a plan's text that still waits for ids never confuses the two.
 import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
 import { nearestPos } from '../validate/validate.js';
 
-const REF = /\$\{([A-Za-z]+\/[^}.]+)\.id\}/g;
+/** The text of a reference, without its escape. */
+const REF_TEXT = /\$\{([A-Za-z]+\/[^}.]+)\.id\}/;
+/** A reference: its text not escaped by a `$` in front. */
+const REF = new RegExp(`(?<!\\$)${REF_TEXT.source}`, 'g');
 /** REF without the global flag, for a plain test (a global regex keeps its lastIndex between tests). */
 const ANY_REF = new RegExp(REF.source);
+/** An escaped literal (group 1, the literal) or a reference (group 2, its target), left to right. */
+const ESCAPE_OR_REF = new RegExp(`\\$(${REF_TEXT.source.replace('(', '(?:')})|${REF_TEXT.source}`, 'g');
 /** A `${Kind/name.id}` still in a text: its id was not known when the text was made (shown as known after apply). */
-export const UNRESOLVED = /\$\{[A-Za-z]+\/[^}]+\.id\}/;
+export const UNRESOLVED = /(?<!\$)\$\{[A-Za-z]+\/[^}]+\.id\}/;
+
+/** Whether the text at `at` is a reference's text (`${Kind/name.id}`). */
+export const startsWithReference = (s: string, at: number) => new RegExp(`^${REF_TEXT.source}`).test(s.slice(at));
+
+/** Text that reads as a reference made a literal: a `$` in front of each reference's text. */
+export const escapeReferences = (s: string) => (s.includes('${') ? s.replace(new RegExp(REF_TEXT.source, 'g'), '$$$&') : s);
 
 export interface RefSite {
   pointer: string;
   target: string;
 }
 
-function collect(v: unknown, pointer: string, out: RefSite[]): void {
+function collect(v: unknown, pointer: string, out: Scan): void {
   if (typeof v === 'string') {
-    for (const m of v.matchAll(REF)) out.push({ pointer, target: m[1] });
+    for (const m of v.matchAll(REF)) out.sites.push({ pointer, target: m[1] });
+    out.escapes ||= v.includes('$${');
   } else if (Array.isArray(v)) {
     v.forEach((x, i) => collect(x, `${pointer}/${i}`, out));
   } else if (isObject(v)) {
@@ -26,14 +40,19 @@ function collect(v: unknown, pointer: string, out: RefSite[]): void {
   }
 }
 
-/** Documents do not change once validated, so each is searched for references once (validate, read and plan ask). */
-const found = new WeakMap<Document, RefSite[]>();
+/** A document's references, and whether it holds an escaped literal (filled in, unescaped, like a reference). */
+interface Scan {
+  sites: RefSite[];
+  escapes: boolean;
+}
 
-/** Every reference in a document's spec and duplicate_from. */
-export function referencesOf(d: Document): RefSite[] {
+/** Documents do not change once validated, so each is searched for references once (validate, read and plan ask). */
+const found = new WeakMap<Document, Scan>();
+
+function scan(d: Document): Scan {
   let out = found.get(d);
   if (out) return out;
-  out = [];
+  out = { sites: [], escapes: false };
   // Most documents reference nothing; the native serializer tells so faster than walking every value.
   if (!d.source.noPlaceholders && (d.duplicate_from?.includes('${') || JSON.stringify(d.spec).includes('${'))) {
     collect(d.spec, '/spec', out);
@@ -42,6 +61,12 @@ export function referencesOf(d: Document): RefSite[] {
   found.set(d, out);
   return out;
 }
+
+/** Every reference in a document's spec and duplicate_from. */
+export const referencesOf = (d: Document): RefSite[] => scan(d).sites;
+
+/** Whether a document holds an escaped literal `$${Kind/name.id}`, which filling in turns into its text. */
+export const holdsEscapes = (d: Document): boolean => scan(d).escapes;
 
 /** address -> the addresses it references */
 const graphs = new WeakMap<readonly Document[], Map<string, string[]>>();
@@ -76,9 +101,20 @@ export function checkReferences(docs: Document[]): Issue[] {
   return issues;
 }
 
+/**
+ * A string with every reference whose id is known filled in. Complete (no reference left), it drops the escapes of
+ * its literals; otherwise they stay, so that filling it in later (apply) still tells literals from references.
+ */
+function fillString(s: string, idOf: (address: string) => string | undefined): string {
+  if (!s.includes('${')) return s;
+  const complete = [...s.matchAll(REF)].every((m) => idOf(m[1]) !== undefined);
+  return s.replace(ESCAPE_OR_REF, (all, literal: string | undefined, target: string | undefined) =>
+    (literal !== undefined ? (complete ? literal : all) : idOf(target!) ?? all));
+}
+
 /** A copy with every reference whose id is known filled in; unknown ones stay as their text. */
 export function fillReferences<T extends Json | undefined>(v: T, idOf: (address: string) => string | undefined): T {
-  if (typeof v === 'string') return v.replace(REF, (all, target: string) => idOf(target) ?? all) as T;
+  if (typeof v === 'string') return fillString(v, idOf) as T;
   if (Array.isArray(v)) return v.map((x) => fillReferences(x, idOf)) as T;
   if (isObject(v)) {
     const out: Record<string, Json> = {};

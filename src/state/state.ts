@@ -1,13 +1,16 @@
 // The state file: address -> id of every resource tapedeck manages, so created resources are found again.
 // Written atomically (temp file, fsync, rename) with mode 0600; it never holds a secret.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 import { isObject } from '../schema/values.js';
 import type { StateRef } from '../types.js';
+import { readBounded, writePrivateFile } from '../util/files.js';
+import { checkState } from './shape.js';
 
 export const STATE_FORMAT = 1;
+/** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
+const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
 export interface StateEntry {
   kind: string;
@@ -51,23 +54,21 @@ export class State {
   static load(file: string): State {
     if (!existsSync(file)) return new State(file, { format_version: STATE_FORMAT, resources: {} });
     let data: unknown;
+    let bytes: Buffer | undefined;
     try {
-      data = JSON.parse(readFileSync(file, 'utf8'));
+      bytes = readBounded(file, MAX_STATE_BYTES);
+    } catch (e) {
+      throw new UserError(`cannot read state file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    if (!bytes) throw new UserError(`state file ${file} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
+    try {
+      data = JSON.parse(bytes.toString('utf8'));
     } catch (e) {
       throw new UserError(`state file ${file} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
     }
-    if (!isObject(data) || !isObject(data.resources)) throw new UserError(`state file ${file} is not a tapedeck state file`);
-    for (const [address, e] of Object.entries(data.resources)) {
-      if (!isObject(e) || typeof e.kind !== 'string' || (e.id !== undefined && typeof e.id !== 'string')) {
-        throw new UserError(`state file ${file}: the entry for ${address} is not a state entry (kind and id must be strings)`);
-      }
-    }
-    if ((data.lineage !== undefined && typeof data.lineage !== 'string') || (data.serial !== undefined && !Number.isSafeInteger(data.serial))) {
-      throw new UserError(`state file ${file}: lineage must be a string and serial an integer`);
-    }
-    if (data.format_version !== STATE_FORMAT) {
-      throw new UserError(`state file ${file} has format_version ${String(data.format_version)}; this tapedeck reads version ${STATE_FORMAT}`);
-    }
+    // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
+    const problem = checkState(data, STATE_FORMAT);
+    if (problem) throw new UserError(`state file ${file}: ${problem}`);
     return new State(file, data as unknown as StateData);
   }
 
@@ -123,17 +124,8 @@ export class State {
       this.data.serial = (this.data.serial ?? 0) + 1;
       this.written = true;
     }
-    mkdirSync(dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
     const sorted = Object.fromEntries(Object.entries(this.data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      const { lineage, serial, platform } = this.data;
-      writeSync(fd, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted }, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.file);
+    const { lineage, serial, platform } = this.data;
+    writePrivateFile(this.file, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted }, null, 2)}\n`);
   }
 }

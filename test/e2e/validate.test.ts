@@ -31,7 +31,7 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
     'a.yaml': `${offer('a', { project_id: 'p', billing_partner_offer_id: '${Offer/b.id}' })}---\n${offer('b', { project_id: 'p', billing_partner_offer_id: '${Offer/a.id}' })}`,
   }, /reference cycle: Offer\/a -> Offer\/b -> Offer\/a/],
   ['undefined variable', { 'a.yaml': offer('o', { project_id: '${var.project}' }) }, /^a\.yaml:4:3: undefined variable \$\{var\.project\}/m],
-  ['unset environment variable', { 'a.yaml': offer('o', { project_id: '${env.TAPEDECK_TEST_UNSET}' }) }, /^a\.yaml:4:3: environment variable TAPEDECK_TEST_UNSET is not set/m],
+  ['unset environment variable', { 'a.yaml': offer('o', { project_id: '${env.UNSET_FOR_TAPEDECK_TEST}' }) }, /^a\.yaml:4:3: environment variable UNSET_FOR_TAPEDECK_TEST is not set/m],
   ['duplicate keys', { 'a.yaml': 'kind: Offer\nkind: Offer\nname: o\nspec: {}\n' }, /^a\.yaml:2:1: YAML: Map keys must be unique/m],
   ['alias bomb', { 'a.yaml': `a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n` }, /^a\.yaml:1:1: YAML: Excessive alias count/m],
   ['id with a path separator', { 'a.yaml': 'kind: Vod\nname: v\nid: ../admin\nspec: {}\n' }, /^a\.yaml:3:1: id: "\.\.\/admin" is not a valid id/m],

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
@@ -9,6 +9,7 @@ import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { makePlan } from '../pipeline.js';
+import { writePrivateFile } from '../../util/files.js';
 
 export interface PlanFlags extends CommonFlags {
   out?: string;
@@ -28,7 +29,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
   const rel = relative(dirname(file), dir).split(sep).join('/') || '.';
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(withChecksum({ ...plan, configuration: { dir: rel } }), null, 2)}\n`, { mode: 0o600 });
+    writePrivateFile(file, `${JSON.stringify(withChecksum({ ...plan, configuration: { dir: rel } }), null, 2)}\n`);
   } catch (e) {
     throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
@@ -38,6 +39,7 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   const opts = buildOptions(dir, flags, io);
   const { plan, client } = await makePlan(opts, io);
   await client.close();
+  // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);
   printPlan(plan, opts, io);
   const changed = hasChanges(plan);

@@ -1,0 +1,136 @@
+// Attacks that travel through values: a secret under another name, live strings that look like templates, ids a
+// server makes up to bend a later path, and HTML or Markdown in what a pull-request comment shows.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { emulator } from '../helpers/emulator.js';
+import { hostileServer } from '../helpers/hostile.js';
+
+const TOKEN = 'tok_8d7c6b5a4f3e2d1c0b9a';
+let emu: Emulator | undefined;
+let server: Awaited<ReturnType<typeof hostileServer>> | undefined;
+const dirs: string[] = [];
+const dir = (files: Parameters<typeof testdir>[0]) => {
+  const d = testdir(files);
+  dirs.push(d);
+  return d;
+};
+afterEach(async () => {
+  await server?.close();
+  await emu?.close();
+  server = emu = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('secrets', () => {
+  it('the token reaching a document under another name is masked in every output format', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
+    const d = dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.COPY_OF_IT}' } } });
+    const env = { TAPEDECK_TOKEN: TOKEN, COPY_OF_IT: TOKEN };
+    for (const format of ['text', 'json', 'markdown']) {
+      const run = await runCli(['plan', ...against(emu.url, d), '--format', format], { cwd: d, env });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('[redacted]');
+      expect(run.stdout + run.stderr).not.toContain(TOKEN);
+    }
+  });
+
+  it('${env.TAPEDECK_TOKEN} is refused where it stands, without the value and without a request', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
+    const d = dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.TAPEDECK_TOKEN}' } } });
+    const run = await runCli(['apply', ...against(emu.url, d), '--yes'], { cwd: d, env: { TAPEDECK_TOKEN: TOKEN } });
+    expect(run).toMatchObject({ code: 1, stdout: '' });
+    expect(run.stderr).toMatch(/^a\.yaml:\d+:\d+: \$\{env\.TAPEDECK_TOKEN\} is refused/);
+    expect(run.stderr).not.toContain(TOKEN);
+    expect(emu.stats.reads + emu.stats.writes).toBe(0);
+  });
+});
+
+describe('export', () => {
+  it('writes live strings that look like templates so they read back as themselves: the next plan has no changes', async () => {
+    const names = ['${env.HOME}', 'see ${Offer/x.id}', 'escaped $${var.y} and $${Offer/x.id}', '${var.undefined_one}'];
+    emu = await emulator({
+      offers: [
+        ...names.map((name, i) => ({ id: `o${i}`, project_id: 'p', name })),
+        { id: 'ox', project_id: 'p', name: 'x' },
+      ],
+    });
+    const d = dir({});
+    const env = { HOME: '/home/someone' };
+    const exported = await runCli(['export', d, '--base-url', emu.url, '--project', 'p'], { cwd: d, env });
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(join(d, 'offer.yaml'), 'utf8')).toContain('$${env.HOME}');
+    const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, noop: 5 });
+  });
+});
+
+describe('paths', () => {
+  it('an id a server made up is encoded as one segment when apply fills it into a later path', async () => {
+    emu = await emulator({ events: [{ id: 'tpl', project_id: 'p', title: 'Template' }] });
+    const seen: string[] = [];
+    server = await hostileServer(emu.url, (req, res) => {
+      seen.push(req.url ?? '');
+      if (req.method !== 'POST' || req.url !== '/cms/events/v1/tpl/duplicate') return false;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ event: { id: '../../../iam/auth/v1/policies/org', project_id: 'p', title: 'A' } }));
+      return true;
+    });
+    const d = dir({
+      'a.yaml': [
+        { kind: 'Event', name: 'a', duplicate_from: 'tpl', spec: { title: 'A' } },
+        { kind: 'Event', name: 'b', duplicate_from: '${Event/a.id}', spec: { title: 'B' } },
+      ],
+    });
+    const run = await runCli(['apply', ...against(server.url, d), '--yes', '--json'], { cwd: d });
+    const b = JSON.parse(run.stdout).results.find((r: { address: string }) => r.address === 'Event/b');
+    expect(b.outcome).toBe('failed');
+    // a is read back after its create, and b reads its source (to find itself after a lost answer): both reads
+    // name the made-up id as one segment.
+    expect([...new Set(seen.filter((u) => u.includes('policies')))]).toEqual(['/cms/events/v1/..%2F..%2F..%2Fiam%2Fauth%2Fv1%2Fpolicies%2Forg']);
+    expect(seen.filter((u) => /\/\.\.?(\/|$)/.test(u))).toEqual([]);
+  });
+});
+
+describe('the pull-request comment', () => {
+  /** Each table of the comment as its rows (consecutive lines starting with a pipe). */
+  const tablesOf = (md: string) => md.split(/\n(?!\|)/).map((block) => block.split('\n').filter((l) => l.startsWith('|'))).filter((t) => t.length);
+  /** The comment without its code spans, where HTML is shown as text. */
+  const outsideCode = (md: string) => md.replace(/`[^`\n]*`/g, '');
+  /** Cells a row really has: pipes not escaped by a backslash. */
+  const cells = (row: string) => row.split(/(?<!\\)\|/).length;
+
+  it('shows HTML, pipes, backticks and line breaks from documents and servers as text', async () => {
+    const hostileId = '<img src=x onerror=alert(1)>';
+    emu = await emulator({ vods: [{ id: hostileId, project_id: 'p', name: 'Old' }, { id: 'v2', project_id: 'p', name: 'Old' }] });
+    server = await hostileServer(emu.url, (req, res) => {
+      if (req.method !== 'PATCH' || !req.url?.endsWith('/v2')) return false;
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ code: 'invalid_argument', message: '<b>no</b> | `tick` & </details><script>alert(1)</script>', details: [] }));
+      return true;
+    });
+    const d = dir({
+      'a.yaml': [
+        { kind: 'Vod', name: 'v', id: hostileId, spec: { name: '</details><script>alert(1)</script> | `x` \n# heading' } },
+        { kind: 'Vod', name: 'w', id: 'v2', spec: { name: 'fine' } },
+      ],
+    });
+    const plan = await runCli(['plan', ...against(server.url, d), '--format', 'markdown'], { cwd: d });
+    const apply = await runCli(['apply', ...against(server.url, d), '--yes', '--format', 'markdown'], { cwd: d });
+    expect([plan.code, apply.code]).toEqual([0, 1]);
+    expect(apply.stdout).toContain('❌');
+    for (const md of [plan.stdout, apply.stdout]) {
+      expect(outsideCode(md)).not.toMatch(/<(img|script|b)\b|<\/details><script/i);
+      expect(md).not.toMatch(/^# heading/m);
+      const tables = tablesOf(md);
+      expect(tables.length).toBeGreaterThan(0);
+      for (const rows of tables) expect(rows.map(cells)).toEqual(rows.map(() => cells(rows[0])));
+    }
+    expect(plan.stdout).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+});

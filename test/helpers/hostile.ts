@@ -1,0 +1,55 @@
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Answers one request itself (returns true), or leaves it to the upstream emulator (returns false). */
+export type Misbehaviour = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * A loopback server in front of the emulator that misbehaves on the requests `answer` takes and forwards the rest
+ * untouched. `hits` counts the requests it answered itself.
+ */
+export async function hostileServer(upstream: string | undefined, answer: Misbehaviour) {
+  let hits = 0;
+  const server = createServer((req, res) => {
+    if (answer(req, res)) return void hits++;
+    if (!upstream) return void res.writeHead(404).end('{}');
+    const out = request(new URL(req.url ?? '/', upstream), { method: req.method, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits: () => hits,
+    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** The forms a hostile server may echo a bearer token in; none of them may reach any output. */
+export function tokenForms(token: string): string[] {
+  const header = `Bearer ${token}`;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const b64url = (s: string) => Buffer.from(s).toString('base64url');
+  return [token, token.toUpperCase(), encodeURIComponent(token), b64(token), b64(header), b64url(token), b64url(header)];
+}
+
+/** `{{name}}` placeholders in a case's strings, filled from the request that the server answers. */
+export function fillPlaceholders(v: unknown, req: IncomingMessage): unknown {
+  const auth = String(req.headers.authorization ?? '');
+  const token = auth.replace(/^Bearer /, '');
+  const values: Record<string, string> = {
+    authorization: auth,
+    token,
+    TOKEN: token.toUpperCase(),
+    base64: Buffer.from(auth).toString('base64'),
+    base64url: Buffer.from(auth).toString('base64url'),
+    urlencoded: encodeURIComponent(token),
+    long: 'x'.repeat(100_000),
+  };
+  if (typeof v === 'string') return v.replace(/\{\{(\w+)\}\}/g, (all, name: string) => values[name] ?? all);
+  if (Array.isArray(v)) return v.map((x) => fillPlaceholders(x, req));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillPlaceholders(x, req)]));
+  return v;
+}
