@@ -2,12 +2,14 @@
 // the tapedeck version, and refused when what they were made from has moved (configuration, environment, state
 // serial), or when the plan made again now would not be the same, change by change.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { isObject } from '../schema/values.js';
 import type { Plan, StateRef } from '../types.js';
 import { validator, describe } from '../validate/schema.js';
 import { tapedeckVersion } from '../version.js';
+import { readBounded } from '../util/files.js';
+
+const MAX_PLAN_BYTES = 512 * 1024 * 1024;
 
 /** JSON with every object's keys sorted; like JSON.stringify, it leaves out keys holding undefined. */
 const canonical = (v: unknown) => JSON.stringify(v, (_, x: unknown) =>
@@ -24,8 +26,12 @@ export const withChecksum = (plan: Plan): Plan => ({ ...plan, checksum: planChec
 export function readSavedPlan(file: string): Plan {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    // Bounded: a plan of 100,000 documents is some hundreds of MiB at most; /dev/zero must not hang the run.
+    const bytes = readBounded(file, MAX_PLAN_BYTES);
+    if (!bytes) throw new UserError(`saved plan ${file} is over ${MAX_PLAN_BYTES} bytes: not a tapedeck plan`);
+    data = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
+    if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     throw new UserError(`saved plan ${file}: ${code ? `cannot read it (${code})` : 'not valid JSON'}`);
   }

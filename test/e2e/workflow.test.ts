@@ -222,3 +222,12 @@ describe('partial failures under injected faults', () => {
     expect([...emu.store.collections.get('vods')!.values()].every((v) => v.name === 'New')).toBe(true);
   });
 });
+
+describe('a saved plan that is not a file to read', () => {
+  it('apply --plan /dev/zero ends with a clear error instead of hanging', async () => {
+    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'x' } } });
+    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', '/dev/zero', '--yes'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/saved plan \/dev\/zero (is over \d+ bytes|: not valid JSON)/);
+  });
+});
