@@ -17,6 +17,8 @@ export interface SourceDoc {
   locate?: () => Map<string, Pos>;
   /** its text holds no `${`: no variable to fill in, no reference (known for documents read by the fast reader) */
   noPlaceholders?: boolean;
+  /** JSON pointers of the strings that a value from the environment went into */
+  sensitive?: string[];
 }
 
 /** A validated document. */
@@ -28,6 +30,8 @@ export interface Document {
   duplicate_from?: string;
   /** the address it was known by before a rename */
   moved_from?: string;
+  /** spec field paths filled from the environment: sensitive, shown as (sensitive), never saved or stored */
+  sensitive?: string[];
   spec: JsonObject;
   source: SourceDoc;
 }
@@ -121,6 +125,8 @@ export interface Change {
   moved_from?: string;
   /** what a reviewer should know, for display only (a likely rename, fields no longer managed) */
   notes?: string[];
+  /** field paths whose values came from the environment: masked in every output and saved plan, never stored */
+  sensitive?: string[];
 }
 
 export type Summary = Record<Action, number>;

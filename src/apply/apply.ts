@@ -11,6 +11,7 @@ import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
 import { creator, OutcomeUnknown } from './create.js';
+import { SENSITIVE, touches } from '../plan/sensitive.js';
 
 export interface ApplyOptions {
   concurrency: number;
@@ -64,7 +65,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
    * where it carries the resource (the server's own spelling, e.g. a duplicate's `%@` filled in), else as planned.
    */
   const record = (c: Change, id: string | undefined, answer?: JsonObject) => {
-    const planned = fillReferences(c.managed ?? {}, idOf);
+    // Sensitive fields are never stored: their drift goes unseen, their values stay out of the state file.
+    const planned = Object.fromEntries(Object.entries(fillReferences(c.managed ?? {}, idOf)).filter(([p]) => !touches(p, c.sensitive ?? [])));
     const model = answer && c.schema ? resourceModel(c.schema) : undefined;
     const fields = model && answer
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
@@ -78,7 +80,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     if (!c.read || !c.expect) return {};
     try {
       const lost = await notKept(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
-      return lost.length ? { not_kept: lost.map(describeNotKept) } : {};
+      const shown = lost.map((n) => (touches(n.path, c.sensitive ?? []) ? { ...n, sent: SENSITIVE, now: SENSITIVE } : n));
+      return lost.length ? { not_kept: shown.map(describeNotKept) } : {};
     } catch (e) {
       return { unverified: errorText(e) };
     }

@@ -4,6 +4,7 @@ import { loadDir } from '../load/load.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { configurationHash } from '../plan/fingerprint.js';
 import { withChecksum } from '../plan/saved.js';
+import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { planReads } from '../remote/read-plan.js';
@@ -22,7 +23,7 @@ import type { RunOptions } from './options.js';
 export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Document[] {
   const registry = opts.registry;
   const { docs: sources, issues } = loadDir(opts.dir, io.cwd);
-  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env }));
+  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
   const { docs, issues: more } = validateDocuments(sources, registry);
   issues.push(...more);
   if (!issues.some((i) => i.severity === 'error')) issues.push(...checkReferences(docs));
@@ -59,7 +60,10 @@ export function makeClient(opts: RunOptions, io: Io): Client {
 
 export interface Planned {
   docs: Document[];
+  /** the plan to execute: it holds the values of sensitive fields */
   plan: Plan;
+  /** the plan as it may be shown or saved: sensitive values masked, its checksum over that */
+  shown: Plan;
   state: State;
   client: Client;
 }
@@ -88,7 +92,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       throw new Reported();
     }
     const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: undeclared(docs, state) });
-    const plan = withChecksum({
+    const plan: Plan = {
       format_version: 1,
       tapedeck_version: tapedeckVersion(),
       environment: { name: opts.envName, base_url: client.opts.baseUrl },
@@ -97,8 +101,8 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       changes,
       summary,
       requests: { reads: client.counts.reads },
-    });
-    return { plan, state, client, docs };
+    };
+    return { plan, shown: withChecksum(maskPlan(plan)), state, client, docs };
   } catch (e) {
     await client.close();
     if (e instanceof PlanError) throw new UserError(e.message);

@@ -21,6 +21,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const base = {
     address: o.doc.address, kind: k.kind, ...(deps.length ? { depends_on: deps } : {}),
     managed: managedFields(model, o.desired), ...(drift.length ? { drift } : {}),
+    ...(o.doc.sensitive?.length ? { sensitive: o.doc.sensitive } : {}),
   };
   const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
   // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.

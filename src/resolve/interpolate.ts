@@ -10,7 +10,13 @@ import { nearestPos } from '../validate/validate.js';
 export interface VarContext {
   vars: Record<string, unknown>;
   env: NodeJS.ProcessEnv;
+  /** told each value read from the environment that is long enough to mask in any output */
+  secret?: (value: string) => void;
 }
+
+/** Values from the environment at least this long are also masked wherever they appear in output (shorter ones
+ *  would mask ordinary words); every one is shown as (sensitive) where the plan shows the field it fills. */
+const MASK_MIN = 8;
 
 const TOKEN = /\$\$\{|\$\{([^}]*)\}/g;
 const WHOLE = /^\$\{(var|env)\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -47,10 +53,17 @@ function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string 
   return `malformed reference \${${expr}}`;
 }
 
-function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => void): unknown {
+/** `sensitive` is told when a value from the environment went into the string. */
+function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => void, sensitive: () => void): unknown {
+  const fromEnv = (expr: string, r: Found) => {
+    if (!r.found || !expr.startsWith('env.')) return;
+    sensitive();
+    if (typeof r.value === 'string' && r.value.length >= MASK_MIN) ctx.secret?.(r.value);
+  };
   const whole = WHOLE.exec(s);
   if (whole) {
     const r = lookup(`${whole[1]}.${whole[2]}`, ctx);
+    fromEnv(`${whole[1]}.`, r);
     if (r.found) return r.value;
   }
   return s.replace(TOKEN, (all: string, expr: string | undefined, at: number) => {
@@ -62,6 +75,7 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
       fail(problem(expr, r.kind));
       return all;
     }
+    fromEnv(expr, r);
     const text = typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
     // A value ending in `$` right before a reference would turn it into an escaped literal: refuse the ambiguity.
     if (text.endsWith('$') && startsWithReference(s, at + all.length)) fail(`\${${expr}} ends with "$" right before a reference, which would read as an escape; put something between them`);
@@ -69,12 +83,17 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
   });
 }
 
-function walk(v: unknown, pointer: string, ctx: VarContext, onIssue: (pointer: string, msg: string) => void): unknown {
-  if (typeof v === 'string') return v.includes('${') ? interpolateString(v, ctx, (m) => onIssue(pointer, m)) : v;
-  if (Array.isArray(v)) return v.map((x, i) => walk(x, `${pointer}/${i}`, ctx, onIssue));
+interface Sink {
+  issue(pointer: string, msg: string): void;
+  sensitive(pointer: string): void;
+}
+
+function walk(v: unknown, pointer: string, ctx: VarContext, sink: Sink): unknown {
+  if (typeof v === 'string') return v.includes('${') ? interpolateString(v, ctx, (m) => sink.issue(pointer, m), () => sink.sensitive(pointer)) : v;
+  if (Array.isArray(v)) return v.map((x, i) => walk(x, `${pointer}/${i}`, ctx, sink));
   if (isObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, ctx, onIssue);
+    for (const [k, x] of Object.entries(v)) out[k] = walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, ctx, sink);
     return out;
   }
   return v;
@@ -86,8 +105,9 @@ export function interpolateSources(sources: SourceDoc[], ctx: VarContext): Issue
   for (const src of sources) {
     // Most documents hold no `${`; the native serializer finds that faster than a walk that rebuilds the tree.
     if (src.noPlaceholders || !JSON.stringify(src.value).includes('${')) continue;
-    src.value = walk(src.value, '', ctx, (pointer, message) => {
-      issues.push({ file: src.file, pos: nearestPos(src, pointer), pointer, message, severity: 'error' });
+    src.value = walk(src.value, '', ctx, {
+      issue: (pointer, message) => issues.push({ file: src.file, pos: nearestPos(src, pointer), pointer, message, severity: 'error' }),
+      sensitive: (pointer) => (src.sensitive ??= []).push(pointer),
     });
   }
   return issues;

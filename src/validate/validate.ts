@@ -103,9 +103,20 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
     id: v.id as string | undefined,
     duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
     ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
+    ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive) } : {}),
     spec: v.spec as JsonObject,
     source: src,
   };
+}
+
+/** Spec field paths of JSON pointers under /spec, cut at the first array index (an array is one value). */
+function specPaths(pointers: string[]): string[] {
+  const paths = pointers.filter((p) => p.startsWith('/spec/')).map((p) => {
+    const parts = p.split('/').slice(2).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const end = parts.findIndex((x) => /^\d+$/.test(x));
+    return parts.slice(0, end < 0 ? undefined : end).join('.');
+  });
+  return [...new Set(paths)];
 }
 
 const where = (d: Document) => `${d.source.file}:${nearestPos(d.source, '/name')?.line ?? 1}`;

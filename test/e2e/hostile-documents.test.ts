@@ -32,7 +32,7 @@ describe('secrets', () => {
     for (const format of ['text', 'json', 'markdown']) {
       const run = await runCli(['plan', ...against(emu.url, d), '--format', format], { cwd: d, env });
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain('[redacted]');
+      expect(run.stdout).toContain('(sensitive)');
       expect(run.stdout + run.stderr).not.toContain(TOKEN);
     }
   });

@@ -65,9 +65,9 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
 }
 
 async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const { plan, state, client } = await makePlan(opts, io);
+  const { plan, shown, state, client } = await makePlan(opts, io);
   try {
-    return await execute(plan, state, client, opts, flags, io);
+    return await execute(plan, shown, state, client, opts, flags, io);
   } finally {
     await client.close();
   }
@@ -88,18 +88,20 @@ async function applySaved(saved: Plan, opts: RunOptions, flags: ApplyFlags, io: 
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
   const before = mismatches(saved, { environment, configuration_hash: configurationHash(docs), state: state.ref() });
   if (before.length) return stale(before);
-  const { plan: fresh, client } = await makePlan(opts, io, { docs, state });
+  const { plan: fresh, shown, client } = await makePlan(opts, io, { docs, state });
   try {
-    const reasons = changeDifferences(saved, fresh);
-    return reasons.length ? stale(reasons) : await execute(saved, state, client, opts, flags, io);
+    const reasons = changeDifferences(saved, shown);
+    // The saved plan shows what was reviewed; the plan made again holds the same changes and their sensitive values.
+    return reasons.length ? stale(reasons) : await execute(fresh, shown, state, client, opts, flags, io);
   } finally {
     await client.close();
   }
 }
 
-async function execute(plan: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+/** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
+async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
-  printPlan(plan, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
   const { create, update, move, release } = plan.summary;
   const changes = create + update + move + release;
   if (changes && !flags.yes) {

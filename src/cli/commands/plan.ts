@@ -37,7 +37,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
 
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
-  const { plan, client } = await makePlan(opts, io);
+  const { shown: plan, client } = await makePlan(opts, io);
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);

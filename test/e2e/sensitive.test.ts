@@ -1,0 +1,54 @@
+// Values from the environment are sensitive by default (as Terraform's sensitive variables): shown as (sensitive)
+// in every output and in the saved plan, sent only in the request, never stored in the state.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { emulator } from '../helpers/emulator.js';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+const VALUE = 'partner-7Hq2-value';
+const env = { PARTNER_ID: VALUE, SHORT: 'x1' };
+
+it('an ${env.NAME} value is (sensitive) in text, JSON, Markdown and the saved plan; apply --plan sends it; the state never holds it', async () => {
+  emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'Premium' }] });
+  const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'premium', id: 'off_1', spec: { name: 'Premium', billing_partner_offer_id: '${env.PARTNER_ID}', localized_title: { en: 'code ${env.SHORT}' } } } });
+  for (const format of ['text', 'json', 'markdown']) {
+    const run = await runCli(['plan', ...against(emu.url, dir), '--format', format], { cwd: dir, env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('(sensitive)');
+    expect(run.stdout + run.stderr).not.toContain(VALUE);
+    expect(run.stdout).not.toContain('code x1');
+  }
+  await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir, env });
+  const saved = readFileSync(join(dir, 'plan.json'), 'utf8');
+  expect(saved).not.toContain(VALUE);
+  expect(JSON.parse(saved).changes[0].request.body.offer.billing_partner_offer_id).toBe('(sensitive)');
+  const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes', '--json'], { cwd: dir, env });
+  expect(apply.code, apply.stderr).toBe(0);
+  expect(apply.stdout + apply.stderr).not.toContain(VALUE);
+  const stored = emu.store.collections.get('offers')!.get('off_1')!;
+  expect(stored.billing_partner_offer_id).toBe(VALUE);
+  expect(stored.localized_title).toEqual({ en: 'code x1' });
+  const state = readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8');
+  expect(state).not.toContain(VALUE);
+  expect(state).not.toContain('code x1');
+  expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir, env })).code).toBe(0);
+});
+
+it('a saved plan whose sensitive value changed in the environment since is refused, without showing either value', async () => {
+  emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'Premium' }] });
+  const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'premium', id: 'off_1', spec: { billing_partner_offer_id: '${env.PARTNER_ID}' } } });
+  await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir, env });
+  const run = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir, env: { ...env, PARTNER_ID: 'another-value-99' } });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('the configuration (documents or variables) changed since the plan was made');
+  expect(run.stdout + run.stderr).not.toMatch(/another-value-99|partner-7Hq2/);
+  expect(emu.stats.writes).toBe(0);
+});
