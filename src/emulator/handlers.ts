@@ -69,7 +69,10 @@ export function list(store: Store, op: Operation): JsonObject {
   if (!k.list) throw new Error(`${k.kind} has no list`);
   const { itemsKey } = k.list;
   const listRules = rulesOf(k).list ?? { orderBy: [], search: [] };
-  const page = listPage([...store.col(k).values()], query, resourceModel(k.schema), listRules, op.maxPageSize);
+  // Scope fields beyond the project (a content type's base_type) narrow the list as the project does.
+  const scoped = k.list.scope.filter((f) => f !== 'project_id' && query.get(f));
+  const all = [...store.col(k).values()].filter((r) => scoped.every((f) => r[f] === query.get(f)));
+  const page = listPage(all, query, resourceModel(k.schema), listRules, op.maxPageSize);
   return { [itemsKey]: page.items, next_page_token: page.next_page_token };
 }
 
@@ -97,8 +100,8 @@ export function create(store: Store, op: Operation): JsonObject {
 /** Operation 13: copy the event, apply the body's masked fields, `%@` in a string standing for the original. */
 export function duplicate(store: Store, op: Operation): JsonObject {
   const { kind: k, params, body } = op;
-  const ep = k.create;
-  if (ep?.style !== 'duplicate') throw new Error(`${k.kind} is not created by duplication`);
+  const ep = k.duplicate;
+  if (!ep) throw new Error(`${k.kind} is not created by duplication`);
   const sourceId = params.source;
   if (body[ep.idField] !== undefined && body[ep.idField] !== sourceId) throw bad(`${ep.idField} does not match the path`);
   const source = store.col(k).get(sourceId);

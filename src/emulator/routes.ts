@@ -33,7 +33,8 @@ export function routes(): Route[] {
   return builtinKinds.flatMap((k) => [
     route(k, 'GET', k.read.path, read),
     ...(k.list ? [route(k, 'GET', k.list.path, list)] : []),
-    ...(k.create ? [route(k, k.create.method, k.create.path, k.create.style === 'duplicate' ? duplicate : create, true)] : []),
+    ...(k.create ? [route(k, k.create.method, k.create.path, create, true)] : []),
+    ...(k.duplicate ? [route(k, k.duplicate.method, k.duplicate.path, duplicate, true)] : []),
     route(k, k.update.method, k.update.path, k.update.style === 'patch' ? patch : replace),
   ]);
 }

@@ -160,7 +160,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw), maxPageSize: opts.maxPageSize });
     if (call && r.write) {
       call.stored = true;
-      const made = r.kind.create && r.creates ? (result as JsonObject)[r.kind.create.wrapper] : undefined;
+      const wrapper = (r.kind.create ?? r.kind.duplicate)?.wrapper;
+      const made = wrapper && r.creates ? (result as JsonObject)[wrapper] : undefined;
       if (isObject(made)) call.created = String(made[keyOf(r.kind)]);
     }
     // The write took effect, but the client never hears of it.

@@ -1,6 +1,6 @@
 // A kind's reads as closed values (a path filled in, how to take the answer apart), for a change to carry: apply
 // and the saved-plan checks use these and never the kind registry.
-import type { KindDef } from './types.js';
+import { createFor, type KindDef } from './types.js';
 import { readPath, type PathValues } from './paths.js';
 import { managedFields } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
@@ -23,8 +23,9 @@ export const listSpecOf = (k: KindDef): ListSpec | undefined =>
 /** How a create of this document finds itself after a lost answer; undefined where the kind has no list. */
 export function lookupOf(k: KindDef, desired: JsonObject, source: string | undefined): Lookup | undefined {
   const list = listSpecOf(k);
-  if (!list || !k.create) return undefined;
-  const placeholder = k.create.style === 'duplicate' ? k.create.placeholder : undefined;
+  const ep = createFor(k, source);
+  if (!list || !ep) return undefined;
+  const placeholder = ep.style === 'duplicate' ? ep.placeholder : undefined;
   return {
     list,
     match: managedFields(resourceModel(k.schema), desired),

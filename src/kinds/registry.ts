@@ -19,7 +19,7 @@ export const builtinKinds: readonly KindDef[] = [
   streamingConfiguration, videoProtectionRuleset, offer, actionConfiguration, policy,
 ];
 
-export type EndpointName = 'read' | 'list' | 'create' | 'update';
+export type EndpointName = 'read' | 'list' | 'create' | 'duplicate' | 'update';
 /** kind -> endpoint name -> replacement path (and method) */
 export type EndpointOverrides = Record<string, Partial<Record<EndpointName, { path?: string; method?: string }>>>;
 

@@ -79,14 +79,23 @@ export interface KindDef {
   identity: Identity;
   read: ReadEndpoint;
   list?: ListEndpoint;
+  /** a create from the document's fields */
   create?: CreateEndpoint;
+  /** a create by copying another resource (a document with `createdFrom`, e.g. Event's duplicate_from) */
+  duplicate?: CreateEndpoint & { style: 'duplicate' };
   update: UpdateEndpoint;
   /** document checks beyond the schema */
   checks?: SpecCheck[];
   uniqueWhen?: UniqueWhen[];
-  /** the document must carry `id` or this top-level field (Event: duplicate_from) when nothing else names it */
+  /** the top-level field naming the resource a `duplicate` copies (Event: duplicate_from) */
   createdFrom?: string;
 }
+
+/** How a document of this kind is created: by copying `source` when it names one, else from its fields. */
+export const createFor = (k: KindDef, source: string | undefined): CreateEndpoint | undefined => (source ? k.duplicate : k.create);
+
+/** Whether tapedeck can create a resource of this kind at all. */
+export const creatable = (k: KindDef) => !!(k.create || k.duplicate);
 
 /** Checks of one kind's documents that a JSON Schema cannot say; each returns problems as [spec path, message]. */
 export type SpecCheck = (spec: Record<string, unknown>) => Array<[string, string]>;

@@ -1,7 +1,7 @@
 // Observed (desired + live) -> Plan: one change per document, in dependency order, each with the exact request
 // apply will send. Pure: no network, no clock.
 import type { Registry } from '../kinds/registry.js';
-import type { KindDef } from '../kinds/types.js';
+import { creatable, createFor, type KindDef } from '../kinds/types.js';
 import { lookupOf, readBackOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
@@ -30,8 +30,8 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     ...(lookup ? { lookup } : {}),
   });
   const create = (notes: string[] = []): Change => {
-    const ep = k.create;
-    if (!ep || (ep.style === 'duplicate' && !o.source)) {
+    const ep = createFor(k, o.source);
+    if (!ep) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
     }
     const diff = diffSpec(model, o.desired, null);
@@ -46,7 +46,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   if (otherIdentity.length) {
     // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
     const what = otherIdentity.map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`).join(', ');
-    if (!o.from_state || !k.create) throw new PlanError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${k.create ? 'remove id to create a new one' : 'name the other one by its id'}`);
+    if (!o.from_state || !creatable(k)) throw new PlanError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`);
     return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`]);
   }
   const diff = diffSpec(model, o.desired, o.live);

@@ -2,7 +2,7 @@
 // wave (an adopted configuration) is filled into the next. What each document is to be comes from resolve/;
 // deciding what to change is the planner's.
 import { ApiError } from '../errors.js';
-import type { KindDef } from '../kinds/types.js';
+import { createFor, type KindDef } from '../kinds/types.js';
 import { listSpecOf, lookupOf, readBackOf } from '../kinds/access.js';
 import type { PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
@@ -106,7 +106,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       const viaList = r.viaList ? (await byId.get(r.viaList))?.get(r.id) : undefined;
       o.live = viaList ?? (await get(k, { id: r.id, spec: desired }, r.fromState));
       if (o.live) Object.assign(o, { id: r.id, ...(r.fromState ? { from_state: true } : {}) });
-      else if (!k.create) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
+      else if (!createFor(k, source)) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
       // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
       // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
       else if (!opts.recreateMissing) {
@@ -130,7 +130,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       if (found) Object.assign(o, { live: found, id: String(found.id) });
     }
     // A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply.
-    if (!o.live && source && k.create?.style === 'duplicate' && !hasReference(source)) {
+    if (!o.live && source && k.duplicate && !hasReference(source)) {
       try {
         await get(k, { id: source, spec: desired }, false);
       } catch (e) {
@@ -140,7 +140,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       }
     }
     // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.
-    const mark = k.create?.style === 'duplicate' ? k.create.placeholder : undefined;
+    const mark = source ? k.duplicate?.placeholder : undefined;
     if (o.live && source && mark && JSON.stringify(desired).includes(mark)) {
       o.desired = withOriginal(desired, (await get(k, { id: source, spec: desired }, false)) ?? {}, mark);
     }

@@ -2,7 +2,7 @@
 // found (by key, by id, by natural key through its list, or not at all: it is to be created), and which lists
 // to read instead of one GET per document. Pure: no network, no clock.
 import type { Registry } from '../kinds/registry.js';
-import type { KindDef } from '../kinds/types.js';
+import { creatable, type KindDef } from '../kinds/types.js';
 import { listSpecOf } from '../kinds/access.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import type { JsonObject } from '../schema/values.js';
@@ -78,7 +78,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const id = doc.id ?? fromState;
     const r: DocRead = { doc, k, ...(id ? { id } : {}), fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0 };
     if (old) r.movedFrom = doc.moved_from;
-    if (entry?.pending_since && k.create) r.pending = { since: entry.pending_since, ...(entry.existing ? { existing: entry.existing } : {}) };
+    if (entry?.pending_since && creatable(k)) r.pending = { since: entry.pending_since, ...(entry.existing ? { existing: entry.existing } : {}) };
     reads.set(doc.address, r);
     const list = listSpecOf(k);
     const scope = list && scopeOf(list, doc.spec);

@@ -86,8 +86,11 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
   for (const check of k.checks ?? []) {
     for (const [path, message] of check(v.spec as JsonObject)) issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
   }
-  if (k.createdFrom && v.id === undefined && v[k.createdFrom] === undefined) {
-    issues.push(issueAt(src, '', `${k.kind} needs id (an existing ${k.kind.toLowerCase()}) or ${k.createdFrom} (to create one by duplication)`));
+  // A kind tapedeck cannot create (from fields, or by copying another) is managed only as an existing resource.
+  const copies = k.createdFrom && v[k.createdFrom] !== undefined && k.duplicate;
+  if (k.identity.by === 'id' && v.id === undefined && !k.create && !copies) {
+    const how = k.duplicate && k.createdFrom ? ` or ${k.createdFrom} (to create one by duplication)` : ` (tapedeck cannot create a ${k.kind})`;
+    issues.push(issueAt(src, '', `${k.kind} needs id (an existing ${k.kind.toLowerCase()})${how}`));
   }
   if (k.createdFrom && v.id !== undefined && v[k.createdFrom] !== undefined) {
     issues.push(issueAt(src, `/${k.createdFrom}`, `${k.createdFrom} is ignored: the document already names its ${k.kind.toLowerCase()} by id`, 'warning'));

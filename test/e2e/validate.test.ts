@@ -16,9 +16,9 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['bad enum spelling', { 'a.yaml': offer('o', { visibility: 'public' }) }, /^a\.yaml:4:3: spec\.visibility: "public" is not an enum name \(upper case, e\.g\. VISIBILITY_PUBLISHED\)\n[^\n]*nothing was sent/],
   ['response-only field', { 'a.yaml': 'kind: RtmpIngest\nname: i\nid: i1\nspec:\n  key: abc\n' }, /^a\.yaml:5:3: spec\.key: is a response-only field/m],
   ['response-only id in spec', { 'a.yaml': offer('o', { id: 'x' }) }, /^a\.yaml:4:3: spec\.id: is a response-only field/m],
-  ['missing identity (id)', { 'a.yaml': 'kind: Vod\nname: v\nspec:\n  name: x\n' }, /^a\.yaml:1:1: document: missing required field id/m],
+  ['missing identity (id) of a kind tapedeck cannot create', { 'a.yaml': 'kind: RtmpIngest\nname: v\nspec:\n  name: x\n' }, /^a\.yaml:1:1: RtmpIngest needs id/m],
   ['missing identity (key)', { 'a.yaml': 'kind: Policy\nname: p\nspec:\n  policy: {}\n' }, /^a\.yaml:3:1: spec: missing required field resource_key/m],
-  ['event without id or duplicate_from', { 'a.yaml': 'kind: Event\nname: e\nspec:\n  title: x\n' }, /^a\.yaml:1:1: Event needs id .* or duplicate_from/m],
+  ['a kind tapedeck cannot create, without id', { 'a.yaml': 'kind: Vod\nname: v\nspec:\n  name: x\n' }, /^a\.yaml:1:1: Vod needs id .* \(tapedeck cannot create a Vod\)/m],
   ['duplicate names', { 'a.yaml': offer('same'), 'b/c.yaml': offer('same') }, /^b\/c\.yaml:2:1: duplicate Offer\/same: also defined at a\.yaml:2/m],
   ['two documents for one resource', { 'a.yaml': 'kind: Vod\nname: a\nid: v1\nspec: {}\n---\nkind: Vod\nname: b\nid: v1\nspec: {}\n' }, /^a\.yaml:7:1: Vod\/b manages the same Vod as Vod\/a/m],
   ['two defaults of a type in a project', {
