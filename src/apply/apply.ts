@@ -3,7 +3,7 @@
 import { ApiError } from '../errors.js';
 import { fillPathReferences } from '../kinds/paths.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
-import { isObject, normalize, valueAt, type Json, type JsonObject } from '../schema/values.js';
+import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';

@@ -3,7 +3,6 @@
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors.js';
-import { isObject } from '../schema/values.js';
 import type { StateRef } from '../types.js';
 import { readBounded, writePrivateFile } from '../util/files.js';
 import { checkState } from './shape.js';
