@@ -3,7 +3,6 @@ import { Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { configurationHash } from '../plan/fingerprint.js';
-import { withChecksum } from '../plan/saved.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
@@ -62,7 +61,7 @@ export interface Planned {
   docs: Document[];
   /** the plan to execute: it holds the values of sensitive fields */
   plan: Plan;
-  /** the plan as it may be shown or saved: sensitive values masked, its checksum over that */
+  /** the plan as it may be shown or saved: sensitive values masked (the checksum is added where it is written) */
   shown: Plan;
   state: State;
   client: Client;
@@ -102,7 +101,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       summary,
       requests: { reads: client.counts.reads },
     };
-    return { plan, shown: withChecksum(maskPlan(plan)), state, client, docs };
+    return { plan, shown: maskPlan(plan), state, client, docs };
   } catch (e) {
     await client.close();
     if (e instanceof PlanError) throw new UserError(e.message);

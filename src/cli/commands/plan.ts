@@ -41,7 +41,8 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);
-  printPlan(plan, opts, io);
+  // The checksum (a walk over the whole plan) only where the plan is written out as JSON.
+  printPlan(opts.format === 'json' ? withChecksum(plan) : plan, opts, io);
   const changed = hasChanges(plan);
   return flags.detailedExitcode && changed ? 2 : 0;
 }
