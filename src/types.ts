@@ -171,6 +171,8 @@ export interface Live {
   moved_from?: string;
   /** the id came from the state (not the document): a different identity means a new resource */
   from_state?: boolean;
+  /** found through the list by these fields (a natural key), not by an id: the plan says it adopts it */
+  adopted_by?: string[];
 }
 
 export type Observed = Desired & Live;

@@ -127,7 +127,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     if (list && scope && wouldBeDefault(k, desired)) await listed(k, list, scope);
     if (!o.live && k.identity.by === 'natural') {
       const found = await adopt(k, k.identity.fields, list, desired);
-      if (found) Object.assign(o, { live: found, id: String(found.id) });
+      if (found) Object.assign(o, { live: found, id: String(found.id), adopted_by: k.identity.fields });
     }
     // A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply.
     if (!o.live && source && k.duplicate && !hasReference(source)) {

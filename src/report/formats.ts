@@ -13,6 +13,10 @@ export interface RenderOptions {
   style: Style;
   /** only the summary line (text) */
   quiet?: boolean;
+  /** where the state is, as the user would name it: headers say it beside the environment and the base URL */
+  state?: string;
+  /** an apply's environment (a plan carries its own): where the writes went */
+  environment?: Plan['environment'];
 }
 
 export interface Renderer {
@@ -25,10 +29,16 @@ const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?
 
 export const renderers: Record<Format, Renderer> = {
   text: {
-    plan: (p, o) => (o.quiet ? `${summaryLine(p)}\n` : `${renderPlan(p, o.style)}${reads(p)}`),
-    // With nothing to change there is nothing to list; the plan preview already said so.
+    plan: (p, o) => (o.quiet ? `${summaryLine(p)}\n` : `${renderPlan(p, o.style, o.state)}${reads(p)}`),
+    // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
   },
-  markdown: { plan: (p) => planMarkdown(p), apply: (r) => applyMarkdown(r) },
-  json: { plan: json, apply: json },
+  markdown: { plan: (p, o) => planMarkdown(p, { state: o.state }), apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }) },
+  // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
+  json: { plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)) },
 };
+
+function withEnvironment(r: ApplyResult, environment?: Plan['environment']) {
+  const { format_version: version, ...rest } = r;
+  return environment ? { format_version: version, environment, ...rest } : r;
+}

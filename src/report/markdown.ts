@@ -1,9 +1,11 @@
 // Markdown renderings for pull-request comments: a summary line, a table of changes, details per resource in
-// collapsible sections. Size-aware: GitHub refuses comments over 65,536 characters, so past a budget the details
-// (and then table rows) are cut with a note saying so, instead of the comment failing to post.
+// collapsible sections. Size-aware: GitHub refuses comments over 65,536 characters, so past a budget whole resource
+// details (and then table rows) are left out with a note counting them, instead of the comment failing to post; a
+// value that changed is never cut (display.ts shortens only unchanged context).
 import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
-import { UNRESOLVED } from '../resolve/refs.js';
 import { oneLine } from './redact.js';
+import type { Field } from '../schema/model.js';
+import { entryRows, modelOf, showValue, type Row, type Shown } from './display.js';
 import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -18,27 +20,33 @@ const html = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt
 /** Plain Markdown text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
 const text = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
 
-/** A value in a table cell: JSON, shortened, as code. */
-function cell(v: unknown): string {
-  if (v === undefined) return '_unset_';
-  const text = JSON.stringify(v);
-  if (UNRESOLVED.test(text)) return '_known after apply_';
-  return code(text.length > 200 ? `${text.slice(0, 197)}...` : text);
+/** A value in a table cell: as code, whole; a word about it (unset, known after apply) in italics. */
+const cell = (v: Shown) => (v.word ? `_${v.text}_` : code(v.text));
+
+
+/** The before and after cells of a row: an element added or removed, or moved, says so where it has no value. */
+function cells(r: Row): [string, string] {
+  if (r.op === '+') return ['_added_', cell(r.after!)];
+  if (r.op === '-') return [cell(r.before!), '_removed_'];
+  if (r.op === '↕') return [`_moved from ${r.before!.text}_`, `_to ${r.after!.text}_`];
+  return [cell(r.before!), cell(r.after!)];
 }
 
-
-function diffTable(entries: DiffEntry[], before: string | undefined, after: string): string[] {
-  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.after)} |`)];
-  return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(d.before)} | ${cell(d.after)} |`)];
+/** One row per value that changed: inside an array or map, one per element or leaf, by its path. */
+function diffTable(model: Field | undefined, entries: DiffEntry[], before: string | undefined, after: string): string[] {
+  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(showValue(model, d.path, d.after))} |`)];
+  const rows = entries.flatMap((d) => entryRows(model, d).rows.map((r) => `| ${code(`${d.path}${r.path}`)} | ${cells(r).join(' | ')} |`));
+  return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...rows];
 }
 
 function details(c: Change): string {
   const lines = [`<details><summary>${icon[c.action]} <code>${html(c.address)}</code> ${c.action}${c.id ? ` (${html(c.id)})` : ''}</summary>`, ''];
   if (c.moved_from) lines.push(`Moved from ${code(c.moved_from)}.`, '');
-  if (c.diff?.length) lines.push(...diffTable(c.diff, c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
+  const model = modelOf(c);
+  if (c.diff?.length) lines.push(...diffTable(model, c.diff, c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
   for (const n of c.notes ?? []) lines.push('', `> ${text(n)}`);
   if (c.drift?.length) {
-    lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(c.drift, 'Last applied', 'Live now'));
+    lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(model, c.drift, 'Last applied', 'Live now'));
   }
   if (c.request) lines.push('', `${code(`${c.request.method} ${c.request.path}`)}${c.update_mask ? ` update_mask ${code(c.update_mask.join(','))}` : ''}`);
   lines.push('', '</details>');
@@ -56,10 +64,22 @@ function fit(head: string, parts: string[], limit: number, what: string, sep = '
   return `${out}\n`;
 }
 
-export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
+
+/** Under the title: where it goes (the environment, the base URL and the state). */
+function where(env: Plan['environment'] | undefined, state?: string): string[] {
+  return env ? ['', `Environment ${code(env.name)} at ${code(env.base_url)}${state ? `, state ${code(state)}` : ''}`] : [];
+}
+
+export interface MarkdownOptions {
+  /** where the state is, named in the header */
+  state?: string;
+  limit?: number;
+}
+
+export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions = {}): string {
   const changes = p.changes.filter((c) => c.action !== 'noop' || c.notes?.length);
   const drifted = p.changes.filter((c) => c.drift?.length).length;
-  const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`];
+  const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`];
   if (!changes.length) return `${head.join('\n')}\n`;
   const rows = changes.map((c) => `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |`);
   const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows].join('\n');
@@ -71,10 +91,10 @@ export function planMarkdown(p: Plan, limit = GITHUB_COMMENT_LIMIT): string {
   return fit(`${head.join('\n')}\n\n${table}`, changes.map(details), limit, 'resource details');
 }
 
-export function applyMarkdown(r: ApplyResult, limit = GITHUB_COMMENT_LIMIT): string {
+export function applyMarkdown(r: ApplyResult, { env, state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions & { env?: Plan['environment'] } = {}): string {
   const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = r.summary;
   const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
-  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`];
+  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, ...where(env, state), '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`];
   if (!r.results.length) return `${head.join('\n')}\n`;
   const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`].filter(Boolean).join(' '))} |`);
   return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');

@@ -1,15 +1,10 @@
 // Human renderings of issues, plans and apply results. Decides nothing; never prints a secret (plans carry only
 // managed, writable fields, and the token is never part of anything rendered).
-import { createRequire } from 'node:module';
 import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
-import { UNRESOLVED } from '../resolve/refs.js';
 import { oneLine } from './redact.js';
+import type { Field } from '../schema/model.js';
+import { entryRows, modelOf, showValue, type Row, type Shown } from './display.js';
 import { noStyle, type Style } from './style.js';
-
-// fast-json-patch is CommonJS; its `compare` gives the element-level changes inside an array or map that is
-// replaced whole, so a long `offer_prices` change reads as the two numbers that moved, not two walls of JSON.
-const { compare } = createRequire(import.meta.url)('fast-json-patch') as { compare(a: object, b: object): Array<{ op: string; path: string; value?: unknown }> };
-const MAX_INNER = 8;
 
 export function formatIssue(i: Issue): string {
   const where = i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file;
@@ -22,34 +17,30 @@ export function reportIssues(issues: Issue[], err: (text: string) => void): void
   for (const i of sorted) err(`${formatIssue(i)}\n`);
 }
 
-export function show(v: unknown): string {
-  if (v === undefined) return '(unset)';
-  const text = JSON.stringify(v);
-  if (UNRESOLVED.test(text)) return '(known after apply)';
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+/** A shown value as text: words about the value in parentheses, values as they are. */
+const txt = (v: Shown | undefined) => (!v ? '' : v.word ? `(${v.text})` : v.text);
+
+/** A change inside an array or map, as one line: `+ [video_quality=VIDEO_QUALITY_720P]: {...}`. */
+function rowLine(r: Row): string {
+  const at = r.path.replace(/^\./, '');
+  const where = at ? `${at}: ` : '';
+  if (r.op === '+') return `+ ${where}${txt(r.after)}`;
+  if (r.op === '-') return `- ${where}${txt(r.before)}`;
+  return `${r.op} ${where}${r.op === '↕' ? 'moved ' : ''}${txt(r.before)} → ${txt(r.after)}`;
 }
 
-/** For an array or map replaced whole: what changed inside it, as JSON-pointer lines (at most MAX_INNER). */
-function inner(d: DiffEntry): string[] {
-  const { before, after } = d;
-  const container = (v: unknown) => typeof v === 'object' && v !== null;
-  if (!container(before) || !container(after) || Array.isArray(before) !== Array.isArray(after)) return [];
-  if (Array.isArray(before) && Array.isArray(after) && [...before, ...after].every((v) => !container(v))) {
-    // A list of plain values: which values came and went reads better than positions shifting.
-    const gone = before.filter((v) => !after.includes(v)).map((v) => `- ${show(v)}`);
-    const came = after.filter((v) => !before.includes(v)).map((v) => `+ ${show(v)}`);
-    return gone.length || came.length ? [...gone, ...came] : ['(same values, new order)'];
-  }
-  const ops = compare(before as object, after as object);
-  const lines = ops.slice(0, MAX_INNER).map((op) => {
-    const was = op.path.split('/').slice(1).reduce<unknown>((v, k) => (container(v) ? (v as Record<string, unknown>)[k.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), before);
-    return op.op === 'add' ? `+ ${op.path}: ${show(op.value)}` : op.op === 'remove' ? `- ${op.path}: ${show(was)}` : `~ ${op.path}: ${show(was)} → ${show(op.value)}`;
-  });
-  return ops.length > MAX_INNER ? [...lines, `… ${ops.length - MAX_INNER} more`] : lines;
+/** An entry of an update, or of drift (`bang`): one line, or a line per change inside an array or map. */
+function entryLines(model: Field | undefined, d: DiffEntry, s: Style, bang?: boolean): string[] {
+  const { inner, rows } = entryRows(model, d);
+  const mark = bang ? s.bad('!') : s.change('~');
+  const whole = bang ? `changed outside tapedeck (last applied ${txt(rows[0].before)}, now ${txt(rows[0].after)})` : `${txt(rows[0].before)} → ${txt(rows[0].after)}`;
+  if (!inner) return [`      ${mark} ${d.path}: ${whole}`];
+  return [`      ${mark} ${d.path}:${bang ? ' changed outside tapedeck (last applied → now):' : ''}`, ...rows.map((r) => `          ${rowLine(r)}`)];
 }
 
 export function renderChange(c: Change, s: Style = noStyle): string[] {
-  const drift = (c.drift ?? []).map((d) => s.bad(`      ! ${d.path}: changed outside tapedeck (last applied ${show(d.before)}, now ${show(d.after)})`));
+  const model = modelOf(c);
+  const drift = (c.drift ?? []).flatMap((d) => entryLines(model, d, s, true));
   // Ids and errors may come from a server: on one line, so they cannot forge lines of this output.
   const id = oneLine(c.id ?? '');
   const notes = (c.notes ?? []).map((n) => s.dim(`      # ${n}`));
@@ -62,13 +53,8 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
   const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
-    if (c.action === 'create') {
-      lines.push(s.add(`      + ${d.path}: ${show(d.after)}`));
-      continue;
-    }
-    const within = inner(d);
-    lines.push(within.length ? `      ${s.change('~')} ${d.path}:` : `      ${s.change('~')} ${d.path}: ${show(d.before)} → ${show(d.after)}`);
-    lines.push(...within.map((l) => `          ${l}`));
+    if (c.action === 'create') lines.push(s.add(`      + ${d.path}: ${txt(showValue(model, d.path, d.after))}`));
+    else lines.push(...entryLines(model, d, s));
   }
   lines.push(...drift, ...notes);
   if (c.action === 'update' && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
@@ -85,10 +71,17 @@ export function summaryLine(p: Plan): string {
   return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;
 }
 
-export function renderPlan(p: Plan, s: Style = noStyle): string {
+/** Where a plan or an apply goes: `environment staging at https://api.example.com/, state .tapedeck/staging.state.json`. */
+export function destination(env: Plan['environment'], state?: string): string {
+  return `environment ${env.name} at ${env.base_url}${state ? `, state ${state}` : ''}`;
+}
+
+/** The text plan; `state`: where the state is, named in the header beside the environment and the base URL. */
+export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string {
   const body = p.changes.flatMap((c) => renderChange(c, s));
+  const where = p.environment ? [`Plan for ${destination(p.environment, state)}`, ''] : [];
   const lines = body.length ? ['tapedeck will make these changes:', '', ...body, ''] : [];
-  return `${[...lines, s.bold(summaryLine(p))].join('\n')}\n`;
+  return `${[...where, ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {

@@ -22,6 +22,10 @@ export interface Field {
   items?: Field;
   /** array: order does not matter */
   set?: boolean;
+  /** array of messages: the field paths that identify an element (x-key), for showing what changed inside it */
+  key?: string[];
+  /** message: a Money (currency_code, units, nanos), shown as an amount */
+  money?: boolean;
   /** enum: the zero value; known values where published */
   zero?: string;
   known?: string[];
@@ -81,17 +85,32 @@ function build(raw: JsonSchema, file: string): Field {
   if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: node.examples };
   if (node.format === 'date-time') return { ...base, type: 'timestamp' };
   if (node['x-atomic']) return { ...base, type: 'map' };
-  if (node.type === 'array') return { ...base, type: 'array', set: node['x-set'] === true, items: build(node.items ?? {}, f) };
+  if (node.type === 'array') {
+    const items = build(node.items ?? {}, f);
+    const key = node['x-key'] === undefined ? undefined : [node['x-key']].flat().map(String);
+    if (key) checkKey(key, items, f);
+    return { ...base, type: 'array', set: node['x-set'] === true, items, ...(key ? { key } : {}) };
+  }
   if (node.type === 'object' && node.properties) {
     const props: Record<string, Field> = {};
     for (const [k, v] of Object.entries(node.properties)) props[k] = build(v as JsonSchema, f);
-    return { ...base, type: 'message', props };
+    // Money is a shape, not a name: the same three fields wherever the API uses one.
+    const money = Object.keys(props).sort().join() === 'currency_code,nanos,units';
+    return { ...base, type: 'message', props, ...(money ? { money: true } : {}) };
   }
   if (node.type === 'object') return { ...base, type: 'map' };
   if (typeof node.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(node.type)) {
     return { ...base, type: node.type as FieldType };
   }
   return { ...base, type: 'any' };
+}
+
+/** An x-key must name scalar fields of the element: a key that names nothing would silently match nothing. */
+function checkKey(key: string[], items: Field, file: string): void {
+  for (const path of key) {
+    const f = fieldAt(items, path);
+    if (!f || ['message', 'array', 'map', 'any'].includes(f.type)) throw new Error(`schema ${file}: x-key ${path} is not a scalar field of the array's elements`);
+  }
 }
 
 const models = new Map<string, Field>();

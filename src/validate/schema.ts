@@ -9,7 +9,7 @@ import { allSchemas, schemasDigest } from '../schema/model.js';
 const require = createRequire(import.meta.url);
 type Ajv = InstanceType<typeof Ajv2020Type.default>;
 
-/** Our annotation keywords: read by the field model, ignored by validation. */
+/** Our annotation keywords: read by the field model, ignored by validation (x-key too, below). */
 const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-message'];
 
 /** An ajv instance holding every schema; with `source` it keeps the generated code, to be written out as a module. */
@@ -20,6 +20,8 @@ export function newAjv(source = false): Ajv {
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source } });
   addFormats(ajv, ['date-time']);
   for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
+  // x-key names one field or several (a composite key): a string or an array of them.
+  ajv.addKeyword({ keyword: 'x-key', schemaType: ['string', 'array'] });
   for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
   return ajv;
 }

@@ -31,7 +31,7 @@ describe('examples/multi-env', () => {
       expect(apply.stderr).not.toMatch(/error/);
       expect(apply.code).toBe(0);
       const again = await runCli(['plan', dir, '--env', env, '--detailed-exitcode'], { cwd: dir });
-      expect(again.stdout).toMatch(/^No changes\. 7 resources up to date\./);
+      expect(again.stdout).toMatch(/^No changes\. 7 resources up to date\./m);
       expect(again.code).toBe(0);
     }
     const stagingState = JSON.parse(readFileSync(join(dir, '.tapedeck/staging.state.json'), 'utf8')).resources;
@@ -85,7 +85,7 @@ describe('variables', () => {
     emus = [e];
     const dir = testdir({ 'tapedeck.yaml': project(e.url), 'a.yaml': doc });
     const run = await runCli(['plan', dir], { cwd: dir, env: { TAPEDECK_ENV: 'dev' } });
-    expect(run.stdout).toMatch(/^No changes/);
+    expect(run.stdout).toMatch(/^No changes/m);
   });
 
   it('an unknown environment names the ones defined', async () => {

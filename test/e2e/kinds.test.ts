@@ -146,7 +146,7 @@ describe.each(rows)('$kind', (row) => {
 
     const again = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^No changes\. 1 resource up to date\./);
+    expect(again.stdout).toMatch(/^No changes\. 1 resource up to date\./m);
   });
 });
 

@@ -119,7 +119,7 @@ describe('export', () => {
     const validate = await runCli(['validate', out], { cwd: dir });
     expect(validate.stdout).toBe('13 documents valid.\n');
     const plan = await runCli(['plan', out, '--base-url', emu.url, '--detailed-exitcode'], { cwd: dir });
-    expect(plan.stdout).toMatch(/^No changes\. 13 resources up to date\./);
+    expect(plan.stdout).toMatch(/^No changes\. 13 resources up to date\./m);
     expect(plan.code).toBe(0);
     // Exporting again into the exported directory writes nothing: every resource is a document's already.
     const again = await runCli(['export', out, '--base-url', emu.url, '--quiet', ...ids.flatMap((i) => ['--id', i])], { cwd: dir });

@@ -2,6 +2,8 @@
 // emulator seed (live.yaml), optionally a state (state.json), and the plan it must give (expected-plan.json,
 // a golden file: `npx vitest run test/scenarios -u` rewrites it, and the diff is reviewed like code). Reads are
 // answered by the emulator's own handlers in-process, so what the planner sees is what the platform would send.
+// A folder that also holds expected-plan.txt and expected-plan.md is rendered too: the same plan as the text and
+// Markdown formats show it to a reviewer (golden files as well).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,14 +15,18 @@ import { loadDir } from '../../src/load/load.js';
 import { planChanges } from '../../src/plan/build.js';
 import type { Caller } from '../../src/remote/client.js';
 import { readLive } from '../../src/remote/read-live.js';
+import { renderers } from '../../src/report/formats.js';
+import { noStyle } from '../../src/report/style.js';
 import { planReads } from '../../src/remote/read-plan.js';
 import { interpolateSources } from '../../src/resolve/interpolate.js';
 import { checkReferences } from '../../src/resolve/refs.js';
 import { State } from '../../src/state/state.js';
+import type { Plan } from '../../src/types.js';
 import { validateDocuments } from '../../src/validate/validate.js';
 
 const here = new URL('.', import.meta.url).pathname;
 const folders = readdirSync(here, { withFileTypes: true }).filter((e) => e.isDirectory() && /^\d{3}-/.test(e.name)).map((e) => e.name).sort();
+const rendered = folders.filter((f) => existsSync(join(here, f, 'expected-plan.md')));
 
 /** The emulator's answers as a client's: an error status is thrown as the ApiError the real client throws. */
 function platform(seedFile: string): { caller: Caller; reads: string[] } {
@@ -61,5 +67,18 @@ describe('planner scenarios', () => {
     expect(existsSync(join(dir, 'live.yaml'))).toBe(true);
     const { plan, reads } = await planScenario(dir);
     await expect(`${JSON.stringify({ ...plan, reads: reads.sort() }, null, 2)}\n`).toMatchFileSnapshot(join(dir, 'expected-plan.json'));
+  });
+
+  it.each(rendered)('%s, as the text and Markdown formats show it', async (name) => {
+    const dir = join(here, name);
+    const { plan, reads } = await planScenario(dir);
+    // What a command would add around the changes: a fixed environment, so the headers are the same every run.
+    const whole: Plan = {
+      format_version: 1, tapedeck_version: 'test', configuration_hash: '', state: { lineage: 'test', serial: 1 },
+      environment: { name: 'staging', base_url: 'https://api.staging.example.com/' }, requests: { reads: reads.length }, ...plan,
+    };
+    const options = { style: noStyle, state: '.tapedeck/staging.state.json' };
+    await expect(renderers.text.plan(whole, options)).toMatchFileSnapshot(join(dir, 'expected-plan.txt'));
+    await expect(renderers.markdown.plan(whole, options)).toMatchFileSnapshot(join(dir, 'expected-plan.md'));
   });
 });

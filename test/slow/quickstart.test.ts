@@ -12,7 +12,7 @@ describe('quick start', () => {
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toContain('$ tapedeck apply examples/basic');
     expect(demo.stdout).toMatch(/Apply complete: \d+ applied, 0 failed, 0 skipped/);
-    expect(demo.stdout).toMatch(/plan again: nothing left to do\nNo changes\. \d+ resources up to date\./);
+    expect(demo.stdout).toMatch(/plan again: nothing left to do\nPlan for environment default at http:\/\/127\.0\.0\.1:\d+\/, state \S+\n\nNo changes\. \d+ resources up to date\./);
     expect(demo.stdout).not.toContain('live_sk_');
   });
 

@@ -6,7 +6,7 @@ import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.j
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
-import { applyFailed } from '../../report/text.js';
+import { applyFailed, destination } from '../../report/text.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
@@ -15,7 +15,7 @@ import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
 import { baseUrl, loadDocuments, makePlan } from '../pipeline.js';
 import { configurationHash } from '../../plan/fingerprint.js';
-import { printPlan } from './plan.js';
+import { printPlan, stateShown } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
   yes?: boolean;
@@ -104,8 +104,10 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
   const { create, update, move, release } = plan.summary;
   const changes = create + update + move + release;
+  const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
-    const answer = (await io.ask?.('Apply these changes? Only "yes" is accepted: ')) ?? '';
+    // The question names where the writes go: a "yes" meant for staging must not be given to production.
+    const answer = (await io.ask?.(`Apply these changes to ${destination(plan.environment, stateFile)}? Only "yes" is accepted: `)) ?? '';
     if (answer.trim() !== 'yes') {
       io.err('Apply cancelled; nothing was sent.\n');
       return 1;
@@ -115,7 +117,7 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
   const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
-  io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet }));
+  io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
   for (const r of result.results.filter((x) => x.not_kept)) io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
   for (const r of result.results.filter((x) => x.unverified)) io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);

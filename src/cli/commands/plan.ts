@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
@@ -16,8 +16,14 @@ export interface PlanFlags extends CommonFlags {
   detailedExitcode?: boolean;
 }
 
+/** The state file as the user would name it: relative to the working directory when it is below it. */
+export function stateShown(opts: RunOptions, io: Io): string {
+  const rel = relative(io.cwd, opts.statePath);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : opts.statePath;
+}
+
 export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {
-  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet }));
+  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io) }));
 }
 
 /**
