@@ -149,6 +149,8 @@ export interface Plan {
   state: StateRef;
   /** saved plans only: where the documents are, relative to the plan file, so apply --plan needs no DIR */
   configuration?: { dir: string };
+  /** --target patterns: the plan covers only the documents they match and what those reference (partial) */
+  targets?: string[];
   /** requests the plan needed */
   requests?: { reads: number };
   /** sha-256 of the plan without this field: an edited saved plan is refused */

@@ -6,6 +6,7 @@ import { emulatorCommand } from './commands/emulator.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { schemaCommand } from './commands/schema.js';
+import { showCommand } from './commands/show.js';
 import { stateForget, stateList, stateMove } from './commands/state.js';
 import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
@@ -14,26 +15,49 @@ import { tapedeckVersion } from '../version.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-function common(cmd: Command): Command {
+/** Where the documents' values come from, and how much to say when something breaks. */
+function documentOptions(cmd: Command): Command {
   return cmd
-    .option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)')
-    .option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)')
     .option('--env <name>', 'environment from the project file (env TAPEDECK_ENV)')
-    .option('--state <file>', 'state file (default DIR/.tapedeck/<env>.state.json)')
-    .option('--concurrency <n>', 'parallel requests (default 8)')
-    .option('--timeout <seconds>', 'per-request timeout (default 30)')
-    .option('--retries <n>', 'retries of a failed read or idempotent write (default 4)')
-    .option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)')
-    .option('--deadline <seconds>', 'the whole run: no request starts after this long (default 3600)')
     .option('--var <name=value>', 'set a variable (repeatable)', collect)
     .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
-    .option('--insecure-http', 'allow plain http to a non-loopback host')
+    .option('--debug', 'log each request (never the token) and show stack traces');
+}
+
+/** The platform, the token, the state and how requests are made: everything validate never uses. */
+const platformOptions = () => [
+  new Option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)'),
+  new Option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)'),
+  new Option('--state <file>', 'state file (default DIR/.tapedeck/<env>.state.json)'),
+  new Option('--concurrency <n>', 'parallel requests (default 8)'),
+  new Option('--timeout <seconds>', 'per-request timeout (default 30)'),
+  new Option('--retries <n>', 'retries of a failed read or idempotent write (default 4)'),
+  new Option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)'),
+  new Option('--deadline <seconds>', 'the whole run: no request starts after this long (default 3600)'),
+  new Option('--insecure-http', 'allow plain http to a non-loopback host'),
+  new Option('--recreate-missing', 'plan a create for a resource the state knows but the platform does not have'),
+];
+
+function common(cmd: Command): Command {
+  for (const o of platformOptions()) cmd.addOption(o);
+  return documentOptions(cmd)
     .option('--json', 'machine output on stdout')
     .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
-    .option('--quiet', 'only the summary and errors')
-    .option('--debug', 'log each request (never the token) and show stack traces')
-    .option('--recreate-missing', 'plan a create for a resource the state knows but the platform does not have');
+    .option('--quiet', 'only the summary and errors');
 }
+
+/**
+ * validate's help lists what it uses. The platform flags are still accepted, unlisted, so a script can pass the
+ * same flags to validate and to plan; validate ignores them and sends nothing.
+ */
+function validateOptions(cmd: Command): Command {
+  for (const o of [...platformOptions(), new Option('--quiet')]) cmd.addOption(o.hideHelp());
+  return documentOptions(cmd)
+    .option('--json', 'the issues as JSON on stdout (same as --format json)')
+    .option('--format <format>', 'the issues as text (default), json, github (GitHub Actions annotations) or markdown');
+}
+
+const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect);
 
 /**
  * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
@@ -55,17 +79,22 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError(false);
 
-  common(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
+  validateOptions(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
     .action(async (dir, flags) => { code = await validateCommand(dir, flags, io); });
-  common(program.command('plan [dir]').description('read the live state and print the changes apply would make'))
+  target(common(program.command('plan [dir]').description('read the live state and print the changes apply would make')))
     .option('--out <file>', 'also save the plan as JSON')
     .option('--detailed-exitcode', 'exit 2 when there are changes')
     .action(async (dir, flags) => { code = await planCommand(dir, flags, io); });
-  common(program.command('apply [dir]').description('plan, confirm, then write'))
+  target(common(program.command('apply [dir]').description('plan, confirm, then write')))
     .option('--yes', 'do not ask for confirmation')
     .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
     .action(async (dir, flags) => { code = await applyCommand(dir, flags, io); });
+  program.command('show <file>').description('print a saved plan (plan --out FILE) as plan would; sends nothing, needs no token')
+    .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
+    .option('--json', 'the plan JSON on stdout (same as --format json)')
+    .option('--quiet', 'only the summary line')
+    .action((file, flags) => { code = showCommand(file, flags, io); });
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')

@@ -1,15 +1,17 @@
 // Options travel as one typed object built here from flags, environment variables and the project file;
 // nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
-import { FORMATS, type Format } from '../report/formats.js';
-import { readBounded } from '../util/files.js';
+import { statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { FORMATS, renderers, type Format, type IssueFormat } from '../report/formats.js';
+import { readBounded } from '../util/files.js';
 import { Reported, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
-import { loadProject, type Project } from '../project/project.js';
+import { loadProject, type Environment, type Project } from '../project/project.js';
 import { isObject } from '../schema/values.js';
-import { formatIssue, reportIssues } from '../report/text.js';
+import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
+import { parseTargets } from './targets.js';
 import type { Issue } from '../types.js';
 
 export interface CommonFlags {
@@ -30,6 +32,8 @@ export interface CommonFlags {
   var?: string[];
   varFile?: string[];
   recreateMissing?: boolean;
+  /** plan/apply: only the documents these address patterns match, and what they reference */
+  target?: string[];
 }
 
 export interface RunOptions {
@@ -51,12 +55,20 @@ export interface RunOptions {
   json: boolean;
   /** stdout: text for people, markdown for pull-request comments, json for scripts (--json) */
   format: Format;
+  /** the issues found in the input: the same, or (validate) GitHub Actions annotations */
+  issueFormat: IssueFormat;
   quiet: boolean;
   vars: Record<string, unknown>;
+  /** --var-file paths (absolute): variables, never read as documents even when they are below DIR */
+  varFiles: string[];
+  /** --target patterns; empty: the whole configuration */
+  targets: string[];
   registry: Registry;
   project?: Project;
   /** read lazily: validate needs no token */
   token: () => string;
+  /** where the token comes from, to name in a message (never its value) */
+  tokenSource: string;
 }
 
 export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
@@ -117,58 +129,113 @@ function readToken(tokenFile: string | undefined, io: Io): string {
   return t;
 }
 
-function outputFormat(f: CommonFlags): RunOptions['format'] {
+/**
+ * What stdout carries: `format` for plans and apply results, `issueFormat` for the issues found in the input.
+ * `github` (annotations) renders issues only, so only validate takes it.
+ */
+export function outputFormats(f: Pick<CommonFlags, 'format' | 'json'>, allowed: readonly IssueFormat[] = FORMATS): { format: Format; issueFormat: IssueFormat } {
   const format = f.format ?? 'text';
-  if (!(FORMATS as readonly string[]).includes(format)) throw new UserError(`--format must be ${FORMATS.join(', ')}, not ${JSON.stringify(format)}`);
-  if (f.json && f.format && format !== 'json') throw new UserError('--json and --format markdown both choose the output: pass one');
-  return f.json ? 'json' : (format as Format);
+  if (format === 'github' && !allowed.includes('github')) throw new UserError('--format github (GitHub Actions annotations) is only for tapedeck validate; this command prints text, markdown or json');
+  if (!(allowed as readonly string[]).includes(format)) throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
+  if (f.json && f.format && format !== 'json') throw new UserError(`--json and --format ${format} both choose the output: pass one`);
+  const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
+  return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
 }
 
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io): RunOptions {
+const isFile = (path: string) => {
+  try {
+    return !statSync(path).isDirectory();
+  } catch {
+    return false; // a missing DIR is reported with the documents (validate), or made (export)
+  }
+};
+
+/**
+ * The environment the run is for. With environments in the project file it must be one of them: without --env
+ * the name is `default`, and a project that does not define it would be run without its variables, base URL and
+ * state file (a plan would then create everything again), so that is refused too, naming the choices.
+ */
+function environment(project: Project | undefined, file: string, f: CommonFlags, io: Io): { envName: string; env?: Environment } {
+  const chosen = f.env ?? io.env.TAPEDECK_ENV;
+  const envName = chosen ?? 'default';
+  if (!/^[A-Za-z0-9_-]+$/.test(envName)) throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
+  const envs = project?.environments ?? {};
+  const known = Object.keys(envs);
+  // Without environments in a project file, a name only chooses the state file.
+  if (!known.length || Object.hasOwn(envs, envName)) return { envName, env: envs[envName] };
+  if (chosen === undefined) throw new UserError(`an environment is needed: ${file} defines ${known.join(', ')}; choose one with --env NAME (or TAPEDECK_ENV)`);
+  throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
+}
+
+/**
+ * Every rule runs, and all their problems are reported together: the project file's located issues (in the
+ * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
+ * variables and endpoints come from what failed here, so their errors would mislead.
+ */
+export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS }: { formats?: readonly IssueFormat[] } = {}): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
   io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
-  const { project, issues } = loadProject(dir, io.cwd);
-  if (issues.length) {
-    reportIssues(issues, (t) => io.err(t));
+  const problems: string[] = [];
+  const check = <T>(rule: () => T): T | undefined => {
+    try {
+      return rule();
+    } catch (e) {
+      if (!(e instanceof UserError)) throw e;
+      problems.push(e.line());
+      return undefined;
+    }
+  };
+  const output = check(() => outputFormats(f, formats));
+  const notDir = isFile(dir);
+  if (notDir) problems.push(`${dirArg} is a file: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
+  const { project, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
+  const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
+  const { registry, problems: endpoints } = withOverrides(project?.endpoints);
+  if (endpoints.length) problems.push(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`);
+  const defaults = project?.defaults ?? {};
+  const number = (name: string, raw: string | undefined, fallback: number, min = 1) => check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
+  const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
+  const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
+  const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
+  const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
+  const deadline = number('--deadline', f.deadline, 3600);
+  const targets = check(() => parseTargets(f.target)) ?? [];
+  // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
+  const vars = { ...(chosen?.env?.vars ?? {}), ...check(() => parseVars(f.var)) };
+  for (const varFile of f.varFile ?? []) Object.assign(vars, check(() => readVarFile(varFile, io.cwd)));
+  if (issues.length || problems.length || !output || !chosen) {
+    const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues });
+    io.out(printed.out);
+    io.err(printed.err);
+    if (!issues.length && problems.length === 1) throw new UserError(problems[0]);
+    for (const p of problems) io.err(`error: ${p}\n`);
     throw new Reported();
   }
-  const envName = f.env ?? io.env.TAPEDECK_ENV ?? 'default';
-  if (!/^[A-Za-z0-9_-]+$/.test(envName)) throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
-  const envs = project?.environments ?? {};
-  const env = envs[envName];
-  // Without environments in a project file, a name only chooses the state file; with them, a name they do not
-  // define is a typo worth stopping for.
-  const known = Object.keys(envs);
-  if (!env && envName !== 'default' && known.length) {
-    throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
-  }
-  const { registry, problems } = withOverrides(project?.endpoints);
-  if (problems.length) throw new UserError(`tapedeck.yaml: endpoints: ${problems.join('; ')}`);
+  const { envName, env } = chosen;
   const stateFlag = f.state ? (isAbsolute(f.state) ? f.state : resolve(io.cwd, f.state)) : undefined;
-  const defaults = project?.defaults ?? {};
-  // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
-  const vars = { ...(env?.vars ?? {}), ...parseVars(f.var) };
-  for (const file of f.varFile ?? []) Object.assign(vars, readVarFile(file, io.cwd));
   return {
     recreateMissing: !!f.recreateMissing,
     dir,
     envName,
     baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
     statePath: stateFlag ?? (env?.state ? resolve(dir, env.state) : join(dir, '.tapedeck', `${envName}.state.json`)),
-    concurrency: positiveInt('--concurrency', f.concurrency, defaults.concurrency ?? 8),
-    timeoutMs: positiveInt('--timeout', f.timeout, defaults.timeout ?? 30) * 1000,
-    maxAttempts: positiveInt('--retries', f.retries, defaults.retries ?? 4, 0) + 1,
-    deadlineMs: positiveInt('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120) * 1000,
-    runDeadlineAt: Date.now() + positiveInt('--deadline', f.deadline, 3600) * 1000,
+    concurrency,
+    timeoutMs: timeout * 1000,
+    maxAttempts: retries + 1,
+    deadlineMs: retryDeadline * 1000,
+    runDeadlineAt: Date.now() + deadline * 1000,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     json: !!f.json,
-    format: outputFormat(f),
+    ...output,
     quiet: !!f.quiet,
     vars,
+    varFiles: (f.varFile ?? []).map((v) => resolve(io.cwd, v)),
+    targets,
     registry,
     project,
     token: () => readToken(f.tokenFile, io),
+    tokenSource: f.tokenFile ? `the token file ${f.tokenFile}` : 'TAPEDECK_TOKEN',
   };
 }

@@ -1,13 +1,17 @@
-// Every output format in one table: what each prints for a plan and for an apply's result. Commands choose a
-// renderer by the --format (or --json) they were given and never branch on the format themselves; a new format
-// is one more row here.
+// Every output format in one table: what each prints for a plan, an apply's result and the issues found in the
+// input. Commands choose a renderer by the --format (or --json) they were given and never branch on the format
+// themselves; a new format is one more row here. `github` (annotations) renders issues only: it is validate's.
 import type { ApplyResult, Plan } from '../types.js';
-import { applyMarkdown, planMarkdown } from './markdown.js';
+import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
+import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
 import type { Style } from './style.js';
 import { applySummary, renderApply, renderPlan, summaryLine } from './text.js';
 
 export type Format = 'text' | 'markdown' | 'json';
 export const FORMATS: readonly Format[] = ['text', 'markdown', 'json'];
+/** The formats of `validate`: every format, and GitHub Actions annotations. */
+export type IssueFormat = Format | 'github';
+export const ISSUE_FORMATS: readonly IssueFormat[] = [...FORMATS, 'github'];
 
 export interface RenderOptions {
   style: Style;
@@ -22,20 +26,35 @@ export interface RenderOptions {
 export interface Renderer {
   plan(p: Plan, o: RenderOptions): string;
   apply(r: ApplyResult, o: RenderOptions): string;
+  issues(r: IssueReport): Printed;
 }
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
+/** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
+const partial = (p: Plan) => (p.targets?.length
+  ? `Partial plan (--target ${p.targets.join(', ')}): only these resources and what they reference were read and compared; the rest of the configuration was left out.\n`
+  : '');
 
-export const renderers: Record<Format, Renderer> = {
+export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
-    plan: (p, o) => (o.quiet ? `${summaryLine(p)}\n` : `${renderPlan(p, o.style, o.state)}${reads(p)}`),
+    plan: (p, o) => `${partial(p)}${o.quiet ? `${summaryLine(p)}\n` : `${partial(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
+    issues: issuesText,
   },
-  markdown: { plan: (p, o) => planMarkdown(p, { state: o.state }), apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }) },
+  markdown: {
+    // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
+    plan: (p, o) => {
+      const note = partial(p) && `\n> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`;
+      return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
+    },
+    apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),
+    issues: (r) => issuesMarkdown(r),
+  },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
-  json: { plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)) },
+  json: { plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson },
+  github: { issues: issuesGithub },
 };
 
 function withEnvironment(r: ApplyResult, environment?: Plan['environment']) {

@@ -14,7 +14,7 @@ import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
 import { baseUrl, loadDocuments, makePlan } from '../pipeline.js';
-import { configurationHash } from '../../plan/fingerprint.js';
+import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan, stateShown } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
@@ -27,7 +27,7 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   // A saved plan settles the directory and the environment first: the project file, the environments and the
   // state's place all come from them.
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
-  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name }, io) : buildOptions(dir, flags, io);
+  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io) : buildOptions(dir, flags, io);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
   try {
@@ -51,6 +51,12 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
   if (env !== undefined && env !== plan.environment.name) {
     const from = flags.env !== undefined ? '--env' : 'TAPEDECK_ENV';
     throw new UserError(`the saved plan ${file} was made for environment ${plan.environment.name}, not ${env} (${from}): leave ${from} out, or make the plan again`);
+  }
+  // A targeted plan applies with its own targets; others would make another plan.
+  const asked = [...new Set(flags.target ?? [])].sort().join(', ');
+  if (flags.target && asked !== [...(plan.targets ?? [])].sort().join(', ')) {
+    const made = plan.targets ? `with --target ${plan.targets.join(', ')}` : 'without --target';
+    throw new UserError(`the saved plan ${file} was made ${made}, not --target ${asked}: leave --target out (the plan applies with its own), or make the plan again`);
   }
   if (!plan.configuration) return { plan, dir: dirArg };
   const dir = resolve(dirname(path), plan.configuration.dir);
@@ -86,7 +92,8 @@ async function applySaved(saved: Plan, opts: RunOptions, flags: ApplyFlags, io: 
   const docs = loadDocuments(opts, io);
   const state = State.load(opts.statePath);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const before = mismatches(saved, { environment, configuration_hash: configurationHash(docs), state: state.ref() });
+  const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
+  const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return stale(before);
   const { plan: fresh, shown, client } = await makePlan(opts, io, { docs, state });
   try {

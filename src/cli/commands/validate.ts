@@ -1,10 +1,12 @@
+import { ISSUE_FORMATS } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
-import { loadDocuments } from '../pipeline.js';
+import { checkDocuments, noDocuments, printIssues } from '../pipeline.js';
 
+/** Offline: every document checked, every issue printed at once in the format asked for (also GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
-  const opts = buildOptions(dir, flags, io);
-  const docs = loadDocuments(opts, io);
-  io.out(`${docs.length} document${docs.length === 1 ? '' : 's'} valid.\n`);
-  return 0;
+  const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS });
+  const { issues, found } = checkDocuments(opts, io);
+  if (!found && !issues.length) throw noDocuments(opts);
+  return printIssues(opts, io, issues, found) ? 1 : 0;
 }

@@ -1,0 +1,90 @@
+// Problems found in the input (documents, the project file), in each output format. `validate` prints the whole
+// result this way; plan and apply print the issues that stop them. Decides nothing.
+import type { Issue } from '../types.js';
+import { GITHUB_COMMENT_LIMIT } from './markdown.js';
+import { oneLine } from './redact.js';
+import { reportIssues } from './text.js';
+
+export interface IssueReport {
+  issues: Issue[];
+  /** documents read, when validation ran to its end (validate says how many); absent otherwise */
+  documents?: number;
+}
+
+/** What to print: `out` on stdout (machine output), `err` on stderr (for people). */
+export interface Printed {
+  out: string;
+  err: string;
+}
+
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const errorsOf = (issues: Issue[]) => issues.filter((i) => i.severity === 'error').length;
+
+/** Every format lists the issues in one order: by file, then line, then column. */
+function sorted(issues: Issue[]): Issue[] {
+  const at = (i: Issue) => [i.pos?.line ?? 0, i.pos?.col ?? 0];
+  return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : at(a)[0] - at(b)[0] || at(a)[1] - at(b)[1]));
+}
+
+/** The closing line of a passing validation, or nothing while it has not passed. */
+function passed(r: IssueReport): string {
+  return r.documents !== undefined && !errorsOf(r.issues) ? `${count(r.documents, 'document')} valid.` : '';
+}
+
+/** Today's lines, `file:line:col: message`, on stderr; the count of valid documents on stdout. */
+export function issuesText(r: IssueReport): Printed {
+  let err = '';
+  reportIssues(sorted(r.issues), (t) => { err += t; });
+  const ok = passed(r);
+  return { out: ok && `${ok}\n`, err };
+}
+
+/** One JSON value on stdout; `line`, `column` and `pointer` are null where the issue has no place. */
+export function issuesJson(r: IssueReport): Printed {
+  const errors = errorsOf(r.issues);
+  const summary = { ...(r.documents !== undefined ? { documents: r.documents } : {}), errors, warnings: r.issues.length - errors };
+  const issues = sorted(r.issues).map((i) => ({
+    file: i.file, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
+  }));
+  return { out: `${JSON.stringify({ format_version: 1, valid: errors === 0, summary, issues }, null, 2)}\n`, err: '' };
+}
+
+// GitHub's workflow commands (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):
+// a value ends at a line break and a property at `,` or `:`, so each is percent-encoded the way the Actions
+// toolkit does (`escapeData`, `escapeProperty`). Otherwise a message could end its annotation and start another
+// command on the next line.
+const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** GitHub Actions annotations on stdout: each error and warning shows on its line of the pull request. */
+export function issuesGithub(r: IssueReport): Printed {
+  const lines = sorted(r.issues).map((i) => {
+    const props = [`file=${escapeProperty(i.file)}`, ...(i.pos ? [`line=${i.pos.line}`, `col=${i.pos.col}`] : [])];
+    return `::${i.severity} ${props.join(',')}::${escapeData(i.message)}\n`;
+  });
+  const ok = passed(r);
+  return { out: `${lines.join('')}${ok && `${ok}\n`}`, err: '' };
+}
+
+/** Inside a code span nothing is markup; a backtick would end it and a pipe the table cell. */
+const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+/** Plain text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
+const text = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\`*_[\]|~#]/g, '\\$&');
+const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file);
+
+/** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */
+export function issuesMarkdown(r: IssueReport, limit = GITHUB_COMMENT_LIMIT): Printed {
+  const errors = errorsOf(r.issues);
+  const warnings = r.issues.length - errors;
+  const found = [errors && count(errors, 'error'), warnings && count(warnings, 'warning')].filter(Boolean).join(', ');
+  let out = `### tapedeck validate\n\n**${passed(r) || `${found}${errors ? '; nothing was sent' : ''}.`}**\n`;
+  if (!r.issues.length) return { out, err: '' };
+  out += '\n| | Where | Problem |\n|---|---|---|\n';
+  const rows = sorted(r.issues).map((i) => `| ${i.severity === 'error' ? '❌' : '⚠️'} | ${code(where(i))} | ${text(i.message)} |\n`);
+  for (let n = 0; n < rows.length; n++) {
+    const note = `\n> ✂️ ${rows.length - n} more not shown: the comment would pass GitHub's size limit. Run \`tapedeck validate\` for all of them.\n`;
+    if (out.length + rows[n].length + note.length > limit) return { out: out + note, err: '' };
+    out += rows[n];
+  }
+  return { out, err: '' };
+}
