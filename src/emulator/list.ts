@@ -1,9 +1,11 @@
-// The list engine shared by every list endpoint: project scope, `filter` (field:value terms joined by `and`),
+// The list engine shared by every list endpoint: project scope, `filter` (the platform's language: filter-*.ts),
 // `order_by`, `search` ranked by relevance, `pinned` first, and opaque page tokens.
 import { createHash } from 'node:crypto';
 import type { Field } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import { bad } from './fault.js';
+import { FilterError } from './filter-lex.js';
+import { compileFilter, instant, type Predicate } from './filter-eval.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -13,25 +15,26 @@ export interface ListRules {
   orderBy: string[];
   /** fields `search` looks in, the first ranked highest */
   search: string[];
+  /** fields `filter` may name that the stored resources never carry: they read as unset */
+  unsetFilterFields?: string[];
 }
 
-const scalar = new Set(['string', 'enum', 'boolean', 'int64', 'integer', 'number', 'timestamp']);
-
-function parseFilter(filter: string, model: Field): Array<(r: JsonObject) => boolean> {
-  if (!filter.trim()) return [];
-  return filter.trim().split(/\s+and\s+/i).map((term) => {
-    const m = /^([a-z_][a-z0-9_]*):(?:"([^"]*)"|(\S+))$/.exec(term.trim());
-    if (!m) throw bad(`filter: "${term}" is not a field:value term (only terms joined by "and" are supported)`);
-    const [, name, quoted, bare] = m;
-    const value = quoted ?? bare;
-    const f = model.props?.[name];
-    if (!f || !scalar.has(f.type)) throw bad(`filter: cannot filter on "${name}"`);
-    if (name === 'type_id' && value === 'default') return (r) => !r.type_id;
-    return (r) => String(r[name] ?? '') === value;
-  });
+/** A bad filter is the caller's error: 400 with the message, which names the position. */
+function filterOf(text: string, model: Field, rules: ListRules): Predicate {
+  try {
+    return compileFilter(text, model, rules.unsetFilterFields);
+  } catch (e) {
+    throw e instanceof FilterError ? bad(e.message) : e;
+  }
 }
 
-function compare(a: unknown, b: unknown, field: string): number {
+function compare(a: unknown, b: unknown, field: string, type: string | undefined): number {
+  if (type === 'timestamp') {
+    // As instants: `...00.5Z` is after `...00Z`, which their spellings do not say. Unset sorts first.
+    const [x, y] = [instant(a), instant(b)];
+    if (x === undefined || y === undefined) return Number(y === undefined) - Number(x === undefined);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
   const x = String(a ?? '');
   const y = String(b ?? '');
   if (field === 'title' || field === 'name') return x.localeCompare(y, 'en', { sensitivity: 'base' }) || (x < y ? -1 : x > y ? 1 : 0);
@@ -57,9 +60,9 @@ export function listPage(all: JsonObject[], query: URLSearchParams, model: Field
   const sizeText = query.get('page_size') ?? '0';
   if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
   const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, maxPageSize);
-  const terms = parseFilter(query.get('filter') ?? '', model);
+  const filter = filterOf(query.get('filter') ?? '', model, rules);
   const project = query.get('project_id');
-  const matches = (r: JsonObject) => (!project || r.project_id === project) && terms.every((t) => t(r));
+  const matches = (r: JsonObject) => (!project || r.project_id === project) && filter(r);
 
   const search = (query.get('search') ?? '').trim().toLowerCase();
   const pinned = query.getAll('pinned').flatMap((p) => p.split(',')).filter(Boolean);
@@ -73,7 +76,8 @@ export function listPage(all: JsonObject[], query: URLSearchParams, model: Field
     // Not applied when search or pinned is used: those order by relevance.
     if (!search && !pinned.length) {
       const sign = m[2].toLowerCase() === 'desc' ? -1 : 1;
-      ordered = [...ordered].sort((a, b) => sign * compare(a[m[1]], b[m[1]], m[1]));
+      const type = model.props?.[m[1]]?.type;
+      ordered = [...ordered].sort((a, b) => sign * compare(a[m[1]], b[m[1]], m[1], type));
     }
   }
   if (search) {

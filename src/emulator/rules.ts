@@ -26,11 +26,13 @@ const oneDefaultPerType: Check = (r, others) => {
   }
 };
 
-const contentList: ListRules = { orderBy: ['title', 'release_time'], search: ['title', 'description'] };
+const contentSearch = ['title', 'description'];
 const namedList: ListRules = { orderBy: ['name'], search: ['name', 'description'] };
 
 export const collectionRules: Record<string, CollectionRules> = {
-  configurations: { required: ['project_id', 'name'], check: oneDefaultPerType, list: namedList },
+  // The platform lists a workflow's configurations with `workflow_id:`; the emulator has no workflows, so no
+  // configuration is attached to one and the field reads as unset (`workflow_id:w1` keeps none).
+  configurations: { required: ['project_id', 'name'], check: oneDefaultPerType, list: { ...namedList, unsetFilterFields: ['workflow_id'] } },
   policies: { required: ['policy'] },
   action_configurations: {
     required: ['configuration'],
@@ -43,6 +45,6 @@ export const collectionRules: Record<string, CollectionRules> = {
   offers: { required: ['project_id'], list: namedList },
   standing_phases: { required: ['project_id'] },
   video_protection_rulesets: { required: ['project_id'], list: namedList },
-  creative_works: { list: contentList },
-  events: { list: contentList },
+  creative_works: { list: { orderBy: ['title', 'release_time'], search: contentSearch } },
+  events: { list: { orderBy: ['title', 'start_time'], search: contentSearch } },
 };

@@ -1,0 +1,148 @@
+// The tokens of the platform's `filter` language. The platform parses filters with its company's public Go library
+// (kqlfilter.go, `Parse`); this lexer accepts and splits text exactly as that library's lexer does, quirks included,
+// because a filter the emulator accepts and the platform refuses (or the reverse) is a bug a user only finds live.
+// Positions are counted in characters (code points) from 0 here and printed from 1.
+
+export class FilterError extends Error {
+  constructor(readonly what: string, readonly pos: number) {
+    super(`filter: ${what} at position ${pos + 1}`);
+  }
+}
+
+export type TokenKind =
+  | 'space' | 'word' | 'quoted' | 'bool' | 'or' | 'and' | 'not'
+  | '(' | ')' | '{' | '}' | ':' | '*' | 'range' | 'contain' | 'eof';
+
+export interface Token {
+  kind: TokenKind;
+  /** the characters as written */
+  text: string;
+  /** word, quoted: the text with escapes replaced (a quoted one keeps its quotes, as a field name does) */
+  value: string;
+  /**
+   * word, quoted: what a value (not a field name) uses: `value`, less its first and last byte when it starts with
+   * a quote. A word can start with one too (`\x\"a\"` is `"a"`). Undefined where that would be a single quote
+   * mark, which crashes the platform's parser when it gets there (as a field name it does not).
+   */
+  inner?: string;
+  pos: number;
+}
+
+/** Separators: only these four; a vertical tab or a no-break space is part of a word. */
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+/** Characters that end a word, or need a backslash inside one. */
+const SPECIAL = new Set(['\\', '(', ')', '{', '}', ':', '<', '>', '"', '*']);
+/** What may follow a word; a `"` right after one is an error. */
+const ENDS_WORD = new Set(['*', '>', '<', ':', ')', '(', '}', '{']);
+const KEYWORDS = new Map<string, TokenKind>([['or', 'or'], ['and', 'and'], ['not', 'not'], ['true', 'bool'], ['false', 'bool']]);
+/** `\a`, `\o`, `\n` after lexing: the reserved word they stand for. */
+const SPELLED = new Map([['a', 'and'], ['o', 'or'], ['n', 'not']]);
+/** The escapes a word may hold: a special character, or `\and`, `\or`, `\not` for a reserved word as text. */
+const WORD_ESCAPES = ['and', 'or', 'not', ...SPECIAL];
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder(); // non-fatal: a stray byte (see resolveEscapes) becomes U+FFFD
+
+/**
+ * Replaces escapes byte by byte, as the library does after lexing: `\x` for a special x is x; `\a`, `\o`, `\n`
+ * write and/or/not and skip the 2, 1 or 2 bytes after them, whatever they are; any other escaped byte is dropped
+ * with its backslash. Inside quotes and at the start of a word the lexer does not check escapes first, so these
+ * rules reach text they were not meant for (`"\a"` is `"and`, whose value is `an`); the platform answers with that,
+ * so do we.
+ */
+function resolveEscapes(raw: string, pos: number): Uint8Array {
+  const s = utf8.encode(raw);
+  const out: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] !== 0x5c) {
+      out.push(s[i]);
+      continue;
+    }
+    // The library indexes past the end here and crashes; a refusal is the nearest sane answer.
+    if (++i >= s.length) throw new FilterError('a backslash that escapes nothing (the platform fails on this)', pos);
+    const c = String.fromCharCode(s[i]);
+    const word = SPELLED.get(c);
+    if (word) {
+      out.push(...utf8.encode(word));
+      i += word.length - 1;
+    } else if (SPECIAL.has(c)) out.push(s[i]);
+  }
+  return Uint8Array.from(out);
+}
+
+/** Splits a filter into tokens, ending with one `eof`; throws a FilterError at the first lexical error. */
+export function lex(input: string): Token[] {
+  const cs = Array.from(input);
+  const tokens: Token[] = [];
+  const open: Array<{ c: string; pos: number }> = []; // unclosed ( and {, innermost last
+  let i = 0;
+  const push = (kind: TokenKind, start: number, bytes?: Uint8Array) => {
+    const quoted = bytes?.[0] === 0x22;
+    const inner = !bytes ? '' : !quoted ? text.decode(bytes) : bytes.length > 1 ? text.decode(bytes.subarray(1, -1)) : undefined;
+    tokens.push({ kind, text: cs.slice(start, i).join(''), value: bytes ? text.decode(bytes) : '', inner, pos: start });
+  };
+
+  const word = (start: number) => {
+    // The first character is taken as it is (even a backslash, unchecked); the rest up to a special or a space.
+    i++;
+    for (;;) {
+      const c = cs[i];
+      if (c === undefined || isSpace(c) || (SPECIAL.has(c) && c !== '\\')) break;
+      if (c === '\\') {
+        const rest = cs.slice(i + 1, i + 4).join('');
+        const esc = WORD_ESCAPES.find((e) => rest.startsWith(e));
+        if (!esc) throw new FilterError('invalid escape (a backslash escapes one of \\():<>"*{} or spells \\and, \\or, \\not)', i);
+        i += 1 + esc.length;
+      } else i++;
+    }
+    if (cs[i] !== undefined && !isSpace(cs[i]) && !ENDS_WORD.has(cs[i])) {
+      throw new FilterError(`unexpected ${JSON.stringify(cs[i])} right after a word`, i);
+    }
+    const raw = cs.slice(start, i).join('');
+    const keyword = KEYWORDS.get(raw.toLowerCase());
+    if (keyword) return push(keyword, start);
+    push('word', start, resolveEscapes(raw, start));
+  };
+
+  const quoted = (start: number) => {
+    for (i++; cs[i] !== '"'; i++) {
+      if (cs[i] === '\\') i++;
+      if (cs[i] === undefined || cs[i] === '\n') throw new FilterError('unterminated quoted string (a quote cannot hold a line break)', start);
+    }
+    i++;
+    push('quoted', start, resolveEscapes(cs.slice(start, i).join(''), start));
+  };
+
+  while (i < cs.length) {
+    const start = i;
+    const c = cs[i];
+    if (isSpace(c)) {
+      while (isSpace(cs[i])) i++;
+      push('space', start);
+    } else if (c === '"') quoted(start);
+    else if (c === '<' || c === '>') {
+      i++;
+      const contain = cs[i] === '@';
+      if (contain || cs[i] === '=') i++;
+      push(contain ? 'contain' : 'range', start);
+    } else if (c === '(' || c === '{') {
+      open.push({ c, pos: i++ });
+      push(c, start);
+    } else if (c === ')' || c === '}') {
+      // Parentheses and braces are counted apart: `(}` fails only at the `}` (no brace open), `({)}` passes here.
+      const opener = c === ')' ? '(' : '{';
+      const at = open.map((o) => o.c).lastIndexOf(opener);
+      if (at < 0) throw new FilterError(`unexpected ${JSON.stringify(c)} with nothing open to close`, i);
+      open.splice(at, 1);
+      i++;
+      push(c, start);
+    } else if (c === ':' || c === '*') {
+      i++;
+      push(c, start);
+    } else word(start);
+  }
+  const unclosed = open.find((o) => o.c === '(') ?? open[0];
+  if (unclosed) throw new FilterError(`unclosed ${JSON.stringify(unclosed.c)}`, unclosed.pos);
+  push('eof', i);
+  return tokens;
+}
