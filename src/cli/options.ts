@@ -188,7 +188,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   };
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
-  if (notDir) problems.push(`${dirArg} is a file: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
+  if (notDir) problems.push(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
   const { project, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
   const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
   const { registry, problems: endpoints } = withOverrides(project?.endpoints);

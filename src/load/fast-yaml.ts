@@ -90,6 +90,8 @@ class Reader {
       if (line.indent > indent) unsupported('unexpected indentation');
       const end = this.keyEnd(line.text);
       if (end < 0) unsupported('not a key');
+      // `yaml` refuses an implicit key over 1024 characters; near that, let it decide.
+      if (end > 1000) unsupported('a long key');
       const rawKey = line.text.slice(0, end);
       const key = rawKey[0] === '"' || rawKey[0] === "'" ? quoted(rawKey, 0)[0] : plainKey(rawKey.trimEnd());
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');

@@ -1,29 +1,26 @@
 // Files -> SourceDoc[]: every *.yaml/*.yml below a directory, each document with the position of every value.
 // No validation here beyond "is it readable YAML".
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, Parser, visit, type CST, type Document, type Node } from 'yaml';
+import { readFileSync, statSync } from 'node:fs';
+import { relative } from 'node:path';
+import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, Parser, visit, type CST, type Document, type Node, type YAMLWarning } from 'yaml';
+import { escapePointer } from '../schema/model.js';
+import { printable } from '../schema/values.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
+import { readWideIntegers, withExactIntegers } from './exact-integers.js';
 import { MAX_DEPTH, parseSimple, Unsupported } from './fast-yaml.js';
+import { documentFiles } from './files.js';
+
+/** A document as read, with the pointers of its integers beyond 2^53, held as their exact decimal text (see
+ *  exact-integers.ts): validation accepts them in int64 fields only. */
+export interface LoadedDoc extends SourceDoc {
+  wideIntegers?: string[];
+}
 
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Alias expansion is bounded, so a "billion laughs" file is an error, not a hang. */
 export const MAX_ALIAS_COUNT = 100;
 export { MAX_DEPTH, parseWithYaml };
-export const PROJECT_FILE = 'tapedeck.yaml';
-
-const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
-function yamlFiles(dir: string, root: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
-    const full = join(dir, e.name);
-    if (e.isDirectory()) out.push(...yamlFiles(full, root));
-    else if (e.isFile() && /\.ya?ml$/.test(e.name) && !(dir === root && e.name === PROJECT_FILE)) out.push(full);
-  }
-  return out;
-}
+export { PROJECT_FILE } from './files.js';
 
 function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: Map<string, Pos>, at?: number): void {
   if (!node) return;
@@ -78,7 +75,7 @@ function refusal(doc: Document.Parsed, text: string): { message: string; offset?
 }
 
 /** Parses one file's text into its documents; problems go to `issues`. */
-export function parseFile(text: string, file: string, issues: Issue[]): SourceDoc[] {
+export function parseFile(text: string, file: string, issues: Issue[]): LoadedDoc[] {
   let simple;
   try {
     simple = parseSimple(text);
@@ -97,66 +94,91 @@ export function parseFile(text: string, file: string, issues: Issue[]): SourceDo
     .map((d) => ({ file, index: d.index, value: d.value, locate: () => positionsOfDoc(d.index), noPlaceholders: d.noPlaceholders }));
 }
 
+/** Tags are read only from YAML's core schema: a tag `yaml` does not resolve (`!foo`, `!!js/function`, or `!!int`
+ *  on a word) would otherwise be dropped with a warning, and the value read as a plain string. */
+const CORE_TAGS = ['!!str', '!!int', '!!float', '!!bool', '!!null', '!!seq', '!!map'];
+
+/** A warning of `yaml`'s as an error message: every one is something the reader did not take as written. */
+function warningMessage(w: YAMLWarning): string {
+  const tag = /^(?:Unresolved tag: (\S+)|(\S+) used for)/.exec(w.message);
+  if (!tag) return w.message.split('\n')[0];
+  const name = (tag[1] ?? tag[2]).replace(/^tag:yaml\.org,2002:/, '!!');
+  return CORE_TAGS.includes(name) ? `the value is not a valid ${name}` : `unknown tag ${name}: only the core schema's tags are read (${CORE_TAGS.join(', ')})`;
+}
+
 /** The full YAML parser: every feature, every error message. */
-function parseWithYaml(text: string, file: string, issues: Issue[]): SourceDoc[] {
+function parseWithYaml(text: string, file: string, issues: Issue[]): LoadedDoc[] {
   const lc = new LineCounter();
+  const problem = (offset: number | undefined, message: string) =>
+    issues.push({ file, pos: offset === undefined ? undefined : lc.linePos(offset), message: `YAML: ${printable(message)}`, severity: 'error' });
   const tokens = Array.from(new Parser(lc.addNewLine).parse(text));
   const bad = badCollection(tokens);
   if (bad) {
-    issues.push({ file, pos: lc.linePos(bad.offset), message: `YAML: ${bad.message}`, severity: 'error' });
+    problem(bad.offset, bad.message);
     return [];
   }
-  const out: SourceDoc[] = [];
-  Array.from(new Composer({ uniqueKeys: true }).compose(tokens)).forEach((doc, index) => {
-    const at = (offset: number | undefined) => (offset === undefined ? undefined : lc.linePos(offset));
-    for (const e of doc.errors) issues.push({ file, pos: lc.linePos(e.pos[0]), message: `YAML: ${e.message.split('\n')[0]}`, severity: 'error' });
-    if (doc.errors.length) return;
+  const out: LoadedDoc[] = [];
+  // resolveKnownTags: false leaves YAML 1.1's !!binary, !!timestamp, !!set, !!omap and !!pairs unresolved (a warning,
+  // so an error here) instead of making a Buffer, a Date or a Set that is no JSON value.
+  Array.from(new Composer({ uniqueKeys: true, resolveKnownTags: false }).compose(tokens)).forEach((doc, index) => {
+    for (const e of doc.errors) problem(e.pos[0], e.message.split('\n')[0]);
+    for (const w of doc.warnings) problem(w.pos[0], warningMessage(w));
+    if (doc.errors.length || doc.warnings.length) return;
     const refused = refusal(doc, text);
     if (refused) {
-      issues.push({ file, pos: at(refused.offset), message: `YAML: ${refused.message}`, severity: 'error' });
+      problem(refused.offset, refused.message);
       return;
     }
+    const wide = readWideIntegers(doc, text);
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
-      issues.push({ file, pos: at(doc.contents?.range[0]), message: `YAML: ${(e as Error).message.split('\n')[0]}`, severity: 'error' });
+      problem(doc.contents?.range[0] ?? doc.range[0], (e as Error).message.split('\n')[0]);
       return;
     }
     if (value === null || value === undefined) return; // an empty document, e.g. a trailing `---`
+    const wideIntegers: string[] = [];
+    if (wide) value = withExactIntegers(value, '', wideIntegers);
     const positions = new Map<string, Pos>();
     positionsOf(doc.contents as Node | null, lc, '', positions);
-    out.push({ file, index, value, positions });
+    out.push({ file, index, value, positions, ...(wideIntegers.length ? { wideIntegers } : {}) });
   });
   return out;
 }
 
-/** Every document below `dir`. Unreadable files are issues, not exceptions. */
-export function loadDir(dir: string, cwd: string): { docs: SourceDoc[]; issues: Issue[] } {
-  const issues: Issue[] = [];
-  const docs: SourceDoc[] = [];
-  let st;
+/** A file's bytes as documents: UTF-8 only (a byte order mark at the start is dropped). */
+export function parseBytes(bytes: Uint8Array, file: string, issues: Issue[]): LoadedDoc[] {
+  let text: string;
   try {
-    st = statSync(dir);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return { docs, issues: [{ file: dir, message: 'no such directory', severity: 'error' }] };
+    issues.push({ file, pos: { line: 1, col: 1 }, message: 'file is not valid UTF-8', severity: 'error' });
+    return [];
   }
-  const files = st.isDirectory() ? yamlFiles(dir, dir) : [dir];
+  return parseFile(text.replace(/^\uFEFF/, ''), file, issues);
+}
+
+/** Every document below `dir` (see files.ts for which files). Unreadable files are issues, not exceptions. */
+export function loadDir(dir: string, cwd: string): { docs: LoadedDoc[]; issues: Issue[] } {
+  const { files, issues } = documentFiles(dir, cwd);
+  const docs: LoadedDoc[] = [];
   for (const full of files) {
     const file = relative(cwd, full) || full;
-    const size = statSync(full).size;
-    if (size > MAX_FILE_BYTES) {
-      issues.push({ file, pos: { line: 1, col: 1 }, message: `file is ${size} bytes, over the limit of ${MAX_FILE_BYTES}`, severity: 'error' });
-      continue;
-    }
-    let text: string;
+    const fail = (message: string) => issues.push({ file, pos: { line: 1, col: 1 }, message, severity: 'error' });
+    let bytes: Buffer;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(full));
-    } catch {
-      issues.push({ file, pos: { line: 1, col: 1 }, message: 'file is not valid UTF-8', severity: 'error' });
+      const size = statSync(full).size;
+      if (size > MAX_FILE_BYTES) {
+        fail(`file is ${size} bytes, over the limit of ${MAX_FILE_BYTES}`);
+        continue;
+      }
+      bytes = readFileSync(full);
+    } catch (e) {
+      fail(`cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
       continue;
     }
-    docs.push(...parseFile(text.replace(/^\uFEFF/, ''), file, issues));
+    docs.push(...parseBytes(bytes, file, issues));
   }
   return { docs, issues };
 }

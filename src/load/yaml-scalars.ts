@@ -17,6 +17,9 @@ const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 const INF = /^[-+]?\.(?:inf|Inf|INF)$/;
 const NAN = /^\.(?:nan|NaN|NAN)$/;
 
+/** An integer beyond 2^53 is read from its text by the `yaml` path (load/exact-integers.ts); a number cannot hold it. */
+const exact = (n: number) => (Number.isSafeInteger(n) ? n : unsupported('an integer beyond 2^53'));
+
 /** A plain scalar's value under the YAML 1.2 core schema, as the `yaml` library resolves it. */
 export function resolvePlain(s: string): unknown {
   // Most scalars are words: one starting with a letter other than n, t, f (null, true, false in their three
@@ -25,9 +28,9 @@ export function resolvePlain(s: string): unknown {
   if (c >= 0x61 && c <= 0x7a && c !== 0x6e && c !== 0x74 && c !== 0x66) return s;
   if (NULL.test(s)) return null;
   if (BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (INT.test(s)) return Number(s);
-  if (OCT.test(s)) return parseInt(s.slice(2), 8);
-  if (HEX.test(s)) return parseInt(s.slice(2), 16);
+  if (INT.test(s)) return exact(Number(s));
+  if (OCT.test(s)) return exact(parseInt(s.slice(2), 8));
+  if (HEX.test(s)) return exact(parseInt(s.slice(2), 16));
   if (FLOAT.test(s)) return Number(s);
   if (INF.test(s)) return s[0] === '-' ? -Infinity : Infinity;
   if (NAN.test(s)) return NaN;

@@ -135,3 +135,18 @@ export function fieldAt(model: Field, path: string): Field | undefined {
   }
   return cur;
 }
+
+/** A key as one segment of a JSON pointer (RFC 6901), and back. */
+export const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+export const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
+/** The model of the value at a JSON pointer inside a message (array items included; anything below a free-form map
+ *  or an `any` field is that field), or undefined if the message has no such field. */
+export function fieldAtPointer(model: Field, pointer: string): Field | undefined {
+  let cur: Field | undefined = model;
+  for (const part of pointer.split('/').slice(1)) {
+    if (cur?.type === 'map' || cur?.type === 'any') return cur;
+    cur = cur?.type === 'message' ? cur.props?.[unescapePointer(part)] : cur?.type === 'array' ? cur.items : undefined;
+  }
+  return cur;
+}

@@ -6,24 +6,43 @@ export type JsonObject = { [k: string]: Json };
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const TS = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+/** RFC 3339 as the API reads it (Go's time.RFC3339Nano, protobuf's Timestamp): `T` between date and time, at most
+ *  nine fractional digits, `Z` or ±hh:mm. No space, no lower case, no leap second, no other offset spelling. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+/** The instants a Timestamp can hold: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z. */
+const [FIRST_MS, LAST_MS] = [Date.parse('0001-01-01T00:00:00Z'), Date.parse('9999-12-31T23:59:59Z')];
 
-/** RFC 3339 -> canonical UTC spelling (`2026-01-01T10:00:00.5Z`), or undefined if it is not a timestamp. */
+/** RFC 3339 -> canonical UTC spelling (`2026-01-01T10:00:00.5Z`), or undefined if the API would refuse it. */
 export function canonicalTimestamp(s: string): string | undefined {
-  const m = TS.exec(s);
+  const m = RFC3339.exec(s);
   if (!m) return undefined;
-  const secs = Date.parse(`${m[1]}T${m[2]}${m[4].toUpperCase()}`);
-  if (Number.isNaN(secs)) return undefined;
-  const frac = (m[3] ?? '').replace(/0+$/, '');
-  return new Date(secs).toISOString().replace(/\.000Z$/, frac ? `.${frac}Z` : 'Z');
+  const [year, month, day, hour, min, sec, offH, offM] = [1, 2, 3, 4, 5, 6, 9, 10].map((i) => Number(m[i] ?? 0));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || min > 59 || sec > 59 || offH > 23 || offM > 59) return undefined;
+  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) - (m[8] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
+  if (!(ms >= FIRST_MS && ms <= LAST_MS)) return undefined;
+  const frac = (m[7] ?? '').replace(/0+$/, '');
+  return new Date(ms).toISOString().replace(/\.000Z$/, frac ? `.${frac}Z` : 'Z');
 }
 
-/** int64 written as a number or a decimal string -> canonical decimal string; undefined if not an integer. */
+const [INT64_MIN, INT64_MAX] = [-(2n ** 63n), 2n ** 63n - 1n];
+
+/** int64 written as a number or a decimal string -> canonical decimal string; undefined if it is not an int64, or
+ *  if it is a number beyond 2^53, which JavaScript holds inexactly (`9007199254740993` would read as ...992). */
 export function canonicalInt64(v: unknown): string | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return String(v);
-  if (typeof v === 'string' && /^-?\d+$/.test(v.trim())) return BigInt(v.trim()).toString();
-  return undefined;
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? String(v) : undefined;
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v.trim())) return undefined;
+  const n = BigInt(v.trim());
+  return n >= INT64_MIN && n <= INT64_MAX ? n.toString() : undefined;
 }
+
+/** Characters that would end a message's line, or move or hide text on a terminal (controls, line and paragraph
+ *  separators, bidirectional overrides, zero-width marks): a key or value from a document is shown with them escaped. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+
+/** `text` safe to print on one line: unprintable characters as \uXXXX escapes. */
+export const printable = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Stable JSON text with sorted keys, for comparing and sorting normalised values. */
 export function stableStringify(v: unknown): string {
@@ -74,6 +93,19 @@ export function normalize(field: Field | undefined, v: unknown): Json | undefine
       if (field?.presence) return v as Json;
       return v === '' || v === 0 || v === false ? undefined : (v as Json);
   }
+}
+
+/** Every empty message (`{}`) under a message field as `null`: both mean unset, so both clear the field. The diff
+ *  descends into a message and would find nothing to do in `{}`. Returns `v` itself when there is none. */
+export function emptyMessagesAsNull(field: Field, v: JsonObject): JsonObject {
+  let out: JsonObject | undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const f = field.props?.[k];
+    if (f?.type !== 'message' || !isObject(x)) continue;
+    const y = Object.keys(x).length ? emptyMessagesAsNull(f, x) : null;
+    if (y !== x) (out ??= { ...v })[k] = y;
+  }
+  return out ?? v;
 }
 
 /** The zero value of a field, as the live API emits it (messages and timestamps are null). */

@@ -1,14 +1,15 @@
 // Documents checked against their kind's schema and the cross-document rules; every problem reported at once.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import type { Field } from '../schema/model.js';
-import { resourceModel } from '../schema/model.js';
-import { isObject, type JsonObject } from '../schema/values.js';
+import type { LoadedDoc } from '../load/load.js';
+import { allSchemas, escapePointer, fieldAtPointer, resourceModel, unescapePointer, type Field } from '../schema/model.js';
+import { canonicalInt64, canonicalTimestamp, emptyMessagesAsNull, isObject, printable, type JsonObject } from '../schema/values.js';
 import type { Document, Issue, SourceDoc } from '../types.js';
 import { describe, dotted, validator } from './schema.js';
 
+/** Messages quote keys and values of the document: printable() keeps each on one line and its text visible. */
 const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Issue['severity'] = 'error'): Issue => ({
-  file: src.file, pos: nearestPos(src, pointer), pointer, message, severity,
+  file: src.file, pos: nearestPos(src, pointer), pointer, message: printable(message), severity,
 });
 
 /** The position of a pointer, or of its nearest ancestor that has one. */
@@ -22,27 +23,79 @@ export function nearestPos(src: SourceDoc, pointer: string) {
   }
 }
 
-/** Response-only fields are rejected; an enum value outside the published ones is a warning. Plain leaves (most
- *  fields) are skipped without building their pointer: 10,000 documents would make hundreds of thousands. */
-function walkSpec(field: Field, v: unknown, pointer: string, src: SourceDoc, out: Issue[]): void {
+/** Why a value the int64 schema lets through (an integer, a decimal string) is still no int64, or undefined.
+ *  `written`: an integer written beyond 2^53, held as its text (LoadedDoc.wideIntegers), shown unquoted. */
+function int64Problem(v: unknown, written: boolean): string | undefined {
+  if (canonicalInt64(v) !== undefined || !(typeof v === 'number' ? Number.isInteger(v) : /^-?\d+$/.test(String(v).trim()))) return undefined;
+  const shown = typeof v === 'string' && !written ? JSON.stringify(v) : String(v);
+  if (typeof v === 'number' && Math.abs(v) < 2 ** 63) return `${shown} was written as a float beyond 2^53, which cannot be read exactly: write it as an integer`;
+  return `${shown} is outside the int64 range (-9223372036854775808 to 9223372036854775807)`;
+}
+
+/** The checks the schema cannot make: response-only fields; int64 range and exactness; integers beyond 2^53;
+ *  timestamps as the API reads them; an enum value outside the published ones is a warning. Plain leaves of other
+ *  types are skipped without building their pointer: 10,000 documents would make hundreds of thousands. */
+function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedDoc, out: Issue[]): void {
   if (v === null || v === undefined) return;
+  const fail = (message: string) => out.push(issueAt(src, pointer, `${dotted(pointer)}: ${message}`));
   if (field.readOnly) {
-    out.push(issueAt(src, pointer, `${dotted(pointer)}: is a response-only field set by the server; remove it from spec`));
+    fail('is a response-only field set by the server; remove it from spec');
     return;
   }
   if (field.type === 'message' && isObject(v)) {
     for (const k in v) {
       const f = field.props?.[k];
-      if (f && worthWalking(f)) walkSpec(f, v[k], `${pointer}/${k}`, src, out);
+      if (f && worthWalking(f, v[k])) walkSpec(f, v[k], `${pointer}/${escapePointer(k)}`, src, out);
     }
   } else if (field.type === 'array' && Array.isArray(v)) {
-    if (worthWalking(field.items!)) v.forEach((x, i) => walkSpec(field.items!, x, `${pointer}/${i}`, src, out));
+    v.forEach((x, i) => worthWalking(field.items!, x) && walkSpec(field.items!, x, `${pointer}/${i}`, src, out));
+  } else if (field.type === 'int64') {
+    const problem = int64Problem(v, !!src.wideIntegers?.includes(pointer));
+    if (problem) fail(problem);
+  } else if (field.type === 'integer' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+    fail(`${String(v)} is not an exact integer: beyond 2^53 a number cannot be read exactly`);
+  } else if (field.type === 'timestamp' && typeof v === 'string' && canonicalTimestamp(v) === undefined) {
+    fail(`${JSON.stringify(v)} is not a valid date-time (RFC 3339 as the API reads it, e.g. 2026-01-31T20:00:00Z: T between date and time, at most 9 fractional digits, Z or ±hh:mm)`);
+  } else if (field.type === 'map' || field.type === 'any') {
+    // The schema types no value inside: a `.nan` or `.inf` there would go out as JSON null.
+    for (const [p, n] of nonFinite(v, pointer)) out.push(issueAt(src, p, `${dotted(p)}: ${n} cannot be sent: JSON has no infinity or NaN`));
   } else if (field.type === 'enum' && field.known && typeof v === 'string' && !field.known.includes(v) && /^[A-Z][A-Z0-9_]*$/.test(v)) {
     out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
   }
 }
 
-const worthWalking = (f: Field) => f.readOnly || f.type === 'message' || f.type === 'array' || (f.type === 'enum' && !!f.known);
+/** Whether walkSpec has something to check in `x`: a leaf is looked at first, so that only a leaf with a problem
+ *  costs its pointer. */
+function worthWalking(f: Field, x: unknown): boolean {
+  if (x === null || x === undefined) return false;
+  switch (f.type) {
+    case 'message': case 'array': return true;
+    case 'int64': return f.readOnly || canonicalInt64(x) === undefined;
+    case 'integer': return f.readOnly || (Number.isInteger(x) && !Number.isSafeInteger(x));
+    case 'timestamp': return f.readOnly || (typeof x === 'string' && canonicalTimestamp(x) === undefined);
+    case 'map': case 'any': return f.readOnly || typeof x === 'object' || (typeof x === 'number' && !Number.isFinite(x));
+    case 'enum': return f.readOnly || !!f.known;
+    default: return f.readOnly;
+  }
+}
+
+/** The numbers JSON cannot carry (NaN, infinities) inside a free-form value, by pointer. */
+function nonFinite(v: unknown, pointer: string): Array<[string, number]> {
+  if (typeof v === 'number') return Number.isFinite(v) ? [] : [[pointer, v]];
+  if (typeof v !== 'object' || v === null) return [];
+  return Object.entries(v).flatMap(([k, x]) => nonFinite(x, `${pointer}/${escapePointer(k)}`));
+}
+
+/** The pointers of integers written beyond 2^53 where no int64 field takes them: held as their text they would go
+ *  out as strings, as numbers without their last digits. One in an unknown field is reported as an unknown field. */
+function wideOutsideInt64(src: LoadedDoc, k: KindDef): Set<string> {
+  const fields = Object.keys(allSchemas().get(k.schema)?.properties ?? {});
+  return new Set((src.wideIntegers ?? []).filter((p) => {
+    if (!p.startsWith('/spec/')) return fields.includes(unescapePointer(p.split('/')[1] ?? ''));
+    const f = fieldAtPointer(resourceModel(k.schema), p.slice('/spec'.length));
+    return f !== undefined && f.type !== 'int64';
+  }));
+}
 
 const hasNull = (v: unknown): boolean => v === null || (typeof v === 'object' && Object.values(v as object).some(hasNull));
 
@@ -61,7 +114,7 @@ function identityOf(k: KindDef, d: Document): string | undefined {
   }
 }
 
-function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document | undefined {
+function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document | undefined {
   const v = src.value;
   if (!isObject(v)) {
     issues.push(issueAt(src, '', 'a document must be a mapping with kind, name and spec'));
@@ -74,17 +127,24 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
     return undefined;
   }
   const validate = validator(k.schema);
+  const model = resourceModel(k.schema);
   const before = issues.length;
-  // `null` clears a field, whatever its type: the schema checks what is left.
+  const wide = wideOutsideInt64(src, k);
+  for (const p of wide) issues.push(issueAt(src, p, `${dotted(p) || 'document'}: ${String(atPointer(v, p))} is an integer beyond 2^53, which only an int64 field holds exactly (quote it if it is text)`));
+  // `null` clears a field, whatever its type: the schema checks what is left. Where an integer beyond 2^53 was
+  // refused above, the schema would only add a second message (its text is no integer).
   if (!validate(withoutNulls(v))) {
     for (const e of validate.errors ?? []) {
+      if (wide.has(e.instancePath)) continue;
       const { pointer, message } = describe(e);
       issues.push(issueAt(src, pointer, message));
     }
   }
-  if (isObject(v.spec)) walkSpec(resourceModel(k.schema), v.spec, '/spec', src, issues);
-  for (const check of k.checks ?? []) {
-    for (const [path, message] of check(v.spec as JsonObject)) issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
+  if (isObject(v.spec)) {
+    walkSpec(model, v.spec, '/spec', src, issues);
+    for (const check of k.checks ?? []) {
+      for (const [path, message] of check(v.spec)) issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
+    }
   }
   // A kind tapedeck cannot create (from fields, or by copying another) is managed only as an existing resource.
   const copies = k.createdFrom && v[k.createdFrom] !== undefined && k.duplicate;
@@ -107,7 +167,7 @@ function checkOne(src: SourceDoc, registry: Registry, issues: Issue[]): Document
     duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
     ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
     ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive) } : {}),
-    spec: v.spec as JsonObject,
+    spec: emptyMessagesAsNull(model, v.spec as JsonObject),
     source: src,
   };
 }
@@ -160,7 +220,13 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
   }
 }
 
-export function validateDocuments(sources: SourceDoc[], registry: Registry): { docs: Document[]; issues: Issue[] } {
+/** The value at a JSON pointer. */
+function atPointer(v: unknown, pointer: string): unknown {
+  for (const part of pointer.split('/').slice(1)) v = (v as Record<string, unknown> | undefined)?.[unescapePointer(part)];
+  return v;
+}
+
+export function validateDocuments(sources: LoadedDoc[], registry: Registry): { docs: Document[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const docs = sources.map((s) => checkOne(s, registry, issues)).filter((d): d is Document => !!d);
   crossCheck(docs, registry, issues);

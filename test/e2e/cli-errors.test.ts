@@ -68,7 +68,7 @@ describe('DIR and the files in it', () => {
   it.each(['validate', 'plan', 'state list'])('a DIR that is a file is refused by %s, nothing sent', async (command) => {
     const dir = testdir({ 'a.yaml': vod('v') });
     const run = await noneSent([...command.split(' '), 'a.yaml', '--base-url', emu.url], { cwd: dir });
-    expect(run).toMatchObject({ code: 1, sent: 0, stdout: '', stderr: 'error: a.yaml is a file: give the directory that holds the documents (every *.yaml/*.yml below it is read)\n' });
+    expect(run).toMatchObject({ code: 1, sent: 0, stdout: '', stderr: 'error: a.yaml is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)\n' });
   });
 
   it('a --var-file below DIR is read as variables, not as a document', async () => {

@@ -79,6 +79,10 @@ describe('fast YAML reader', () => {
     ['Windows line ends', 'a: 1\r\nb: 2\r\n'],
     ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
+    ['an integer beyond 2^53', 'a: 9007199254740993\n'],
+    ['a hexadecimal integer beyond 2^53', 'a: [0x20000000000001]\n'],
+    ['an integer past the largest double', `a: ${'9'.repeat(400)}\n`],
+    ['a key over 1000 characters (`yaml` refuses one over 1024)', `${'k'.repeat(1020)}: 1\n`],
   ])('refuses %s', (_, text) => expect(fast(text)).toBe('refused'));
 
   it.each([
@@ -129,6 +133,14 @@ describe('a document read in its file', () => {
     const alone = read('kind: Offer\nspec: {a:1}\n');
     expect(alone).toEqual({ values: [{ kind: 'Offer', spec: { 'a:1': null } }], issues: [] });
     expect(read('kind: Offer\nspec: {a:1}\n---\nkind: Vod\nspec:\n  text: |\n    two\n    lines\n').values[0]).toEqual(alone.values[0]);
+  });
+
+  it('keeps an integer beyond 2^53 as its exact text, and says where (aliases too)', () => {
+    const docs = parseFile('a: 9007199254740993\nb: [-9223372036854775808, 1, 0x20000000000001]\nc: &x 18446744073709551615\nd: *x\ne: 9007199254740993.0\n', 'f.yaml', []);
+    expect(docs.map((d) => [d.value, d.wideIntegers])).toEqual([[
+      { a: '9007199254740993', b: ['-9223372036854775808', 1, '9007199254740993'], c: '18446744073709551615', d: '18446744073709551615', e: 9007199254740992 },
+      ['/a', '/b/0', '/b/2', '/c', '/d'],
+    ]]);
   });
 
   it.each([[3, true], [4, false]])('reads as it does alone, in generated files (seed %i, plain %s)', (seed, plain) => {

@@ -1,7 +1,7 @@
 // Normalisation by meaning, as tables: what counts as unset, int64 and timestamp spellings, sets.
 import { describe, expect, it } from 'vitest';
 import { fieldAt, resourceModel } from '../../src/schema/model.js';
-import { canonicalTimestamp, deepEqual, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
+import { canonicalInt64, canonicalTimestamp, deepEqual, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
 import { diffSpec, leafPaths, overlay, pick } from '../../src/diff/diff.js';
 
 const offer = resourceModel('offer.schema.json');
@@ -13,11 +13,47 @@ describe('canonicalTimestamp', () => {
     ['2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z'],
     ['2026-01-01T10:00:00.000000000Z', '2026-01-01T10:00:00Z'],
     ['2026-01-01T12:00:00+02:00', '2026-01-01T10:00:00Z'],
-    ['2026-01-01t10:00:00.5z', '2026-01-01T10:00:00.5Z'],
     ['2026-01-01T10:00:00.123456789Z', '2026-01-01T10:00:00.123456789Z'],
+    ['2024-02-29T00:00:00Z', '2024-02-29T00:00:00Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00Z'],
+    ['9999-12-31T23:59:59.999999999Z', '9999-12-31T23:59:59.999999999Z'],
+    // What the API (Go's time.RFC3339Nano, protobuf's Timestamp) refuses is no timestamp.
+    ['2026-01-01t10:00:00.5z', undefined],
+    ['2026-01-01 10:00:00Z', undefined],
+    ['2026-01-01T10:00:00.1234567890Z', undefined],
+    ['2026-01-01T10:00:00+0200', undefined],
+    ['2026-01-01T10:00:00+02', undefined],
+    ['2026-01-01T10:00:00', undefined],
+    ['2026-12-31T23:59:60Z', undefined],
+    ['2026-01-01T24:00:00Z', undefined],
+    ['2026-02-29T00:00:00Z', undefined],
+    ['2026-04-31T00:00:00Z', undefined],
+    ['2026-01-01T10:00:00+24:00', undefined],
+    ['0000-01-01T00:00:00Z', undefined],
+    ['0001-01-01T00:30:00+01:00', undefined],
+    ['9999-12-31T23:59:59-01:00', undefined],
     ['2026-01-01', undefined],
     ['yesterday', undefined],
   ])('%s -> %s', (input, expected) => expect(canonicalTimestamp(input)).toBe(expected));
+});
+
+describe('canonicalInt64', () => {
+  it.each([
+    [10, '10'],
+    ['010', '10'],
+    ['-0', '0'],
+    [2 ** 53 - 1, '9007199254740991'],
+    ['9007199254740993', '9007199254740993'],
+    ['9223372036854775807', '9223372036854775807'],
+    ['-9223372036854775808', '-9223372036854775808'],
+    // A number beyond 2^53 may not be the integer that was written; beyond 2^63 is no int64.
+    [2 ** 53, undefined],
+    [1e21, undefined],
+    ['9223372036854775808', undefined],
+    ['-9223372036854775809', undefined],
+    [1.5, undefined],
+    ['1e3', undefined],
+  ])('%j -> %j', (input, expected) => expect(canonicalInt64(input)).toBe(expected));
 });
 
 describe('normalize', () => {

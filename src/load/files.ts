@@ -1,0 +1,109 @@
+// Which files below DIR are read as documents: every *.yaml/*.yml, except tapedeck.yaml at the root, hidden
+// entries and node_modules. Symbolic links are followed when they lead to a file or folder inside DIR, and each
+// real file and folder is read once: a link to an ancestor, or a second way to a folder, adds nothing and cannot
+// loop. A link leading outside DIR is refused rather than followed: a document set a pull request can change must
+// not reach files elsewhere on the machine (and echo them in error messages). A link leading nowhere, a loop of
+// links, something that is not a regular file (a FIFO would block the read for ever), and a file or folder that
+// cannot be read are refused too, each with its path: never skipped without a word.
+import { readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Issue } from '../types.js';
+
+export const PROJECT_FILE = 'tapedeck.yaml';
+
+const isYamlName = (name: string) => /\.ya?ml$/.test(name);
+
+/** What a file that is not a regular one is, for the message. */
+function what(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}
+
+type Entry = { file: string } | { link: string };
+
+/** The documents' files below `dir` (or `dir` itself, a file), in directory order, and why others were not read. */
+export function documentFiles(dir: string, cwd: string): { files: string[]; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const shown = (path: string) => relative(cwd, path) || path;
+  const refuse = (path: string, message: string) => issues.push({ file: shown(path), pos: { line: 1, col: 1 }, message, severity: 'error' });
+  let st: Stats;
+  try {
+    st = statSync(dir);
+  } catch {
+    return { files: [], issues: [{ file: dir, message: 'no such directory', severity: 'error' }] };
+  }
+  if (st.isFile()) return { files: [dir], issues };
+  if (!st.isDirectory()) return { files: [], issues: [{ file: shown(dir), pos: { line: 1, col: 1 }, message: `is not a regular file (${what(st)})`, severity: 'error' }] };
+
+  const root = realpathSync(dir);
+  /** real paths of the folders walked and the files taken */
+  const seen = new Set<string>();
+
+  /** A folder's entries, links left to be followed once every real path without links is known. */
+  const walk = (path: string, real: string, out: Entry[]) => {
+    seen.add(real);
+    let entries;
+    try {
+      entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch (e) {
+      refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && e.name === PROJECT_FILE)) continue;
+      const full = join(path, e.name);
+      if (e.isSymbolicLink()) out.push({ link: full });
+      else if (e.isDirectory()) walk(full, join(real, e.name), out);
+      else if (!isYamlName(e.name)) continue;
+      else if (e.isFile()) {
+        seen.add(join(real, e.name));
+        out.push({ file: full });
+      } else refuse(full, `is not a regular file (${what(statSync(full))})`);
+    }
+  };
+
+  /** What a link stands for: its target's entries, or nothing (already read, not a document, or refused). */
+  const follow = (link: string): Entry[] => {
+    let target: string;
+    try {
+      target = realpathSync(link);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') refuse(link, 'is a symbolic link that leads round in a loop');
+      else if (code === 'ENOENT') refuse(link, `is a symbolic link to ${readlinkSync(link)}, which does not exist`);
+      else refuse(link, `cannot be read (${code ?? 'error'})`);
+      return [];
+    }
+    const st = statSync(target);
+    if (!st.isDirectory() && !isYamlName(link)) return [];
+    if (target !== root && !target.startsWith(root + sep)) {
+      refuse(link, `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'file'} outside DIR (${shown(target)}): only files inside DIR are read; move it in, or run tapedeck on a folder that holds both`);
+      return [];
+    }
+    if (seen.has(target)) return [];
+    if (st.isDirectory()) {
+      const out: Entry[] = [];
+      walk(link, target, out);
+      return out;
+    }
+    if (!st.isFile()) {
+      refuse(link, `is a symbolic link to ${readlinkSync(link)}, which is not a regular file (${what(st)})`);
+      return [];
+    }
+    seen.add(target);
+    return [{ file: link }];
+  };
+
+  const entries: Entry[] = [];
+  walk(dir, root, entries);
+  // Links are followed in directory order, after the plain walk: a file reached both ways is read by its own path.
+  for (let i = 0; i < entries.length;) {
+    const e = entries[i];
+    if ('link' in e) entries.splice(i, 1, ...follow(e.link));
+    else i++;
+  }
+  return { files: entries.map((e) => (e as { file: string }).file), issues };
+}
