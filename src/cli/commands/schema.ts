@@ -1,6 +1,6 @@
 import { UserError } from '../../errors.js';
 import { defaultRegistry } from '../../kinds/registry.js';
-import { allSchemas } from '../../schema/model.js';
+import { inlinedSchema } from '../../schema/resolve.js';
 import type { Io } from '../io.js';
 
 export function schemaCommand(kind: string | undefined, io: Io): number {
@@ -10,6 +10,7 @@ export function schemaCommand(kind: string | undefined, io: Io): number {
   }
   const k = defaultRegistry.get(kind) ?? defaultRegistry.kinds.find((x) => x.kind.toLowerCase() === kind.toLowerCase());
   if (!k) throw new UserError(`unknown kind ${JSON.stringify(kind)} (one of: ${defaultRegistry.names().join(', ')})`);
-  io.out(`${JSON.stringify(allSchemas().get(k.schema), null, 2)}\n`);
+  // Resolved inline: the printed schema stands alone, without common.schema.json beside it.
+  io.out(`${JSON.stringify(inlinedSchema(k.schema), null, 2)}\n`);
   return 0;
 }
