@@ -60,7 +60,8 @@ const accepted: Array<[string, { schema: string; text: string }]> = [
   ['${var} for an object', offer('  target: ${var.target}')],
   ['${var} for the name', { schema: 'offer.schema.json', text: 'kind: Offer\nname: ${var.pname}\nspec:\n  project_id: p\n' }],
   ['${var} for the kind', offer('  name: x', 'kind: ${var.k}')],
-  ['${Kind/name.id} in a string', offer('  target: { event_ids: ["${Event/final.id}"] }')],
+  // The reference names an event of another case, so that validate finds its target.
+  ['${Kind/name.id} in a string', offer('  target: { event_ids: ["${EVENT_TARGET.id}"] }')],
   ['null for fields of every type', offer('  applies_to_all: null\n  priority: null\n  visibility: null\n  target: null\n  offer_prices: null\n  localized_title: null')],
   ['null for the id and response-only fields', event('  id: null\n  create_time: null')],
   ['null for a map value', { schema: 'action-configuration.schema.json', text: 'kind: ActionConfiguration\nNAME\nspec:\n  annotation_type_id: at_x\n  configuration: { clip: null }\n' }],
@@ -91,7 +92,8 @@ const refused: Array<[string, { schema: string; text: string }]> = [
 const cases = [...accepted.map(([name, c]) => ({ name, ...c, ok: true })), ...refused.map(([name, c]) => ({ name, ...c, ok: false }))];
 const fileOf = (i: number) => `case-${String(i).padStart(2, '0')}.yaml`;
 // Each document names its own resource: two with one name or one id would be refused for that alone.
-const texts = cases.map((c, i) => c.text.replace('NAME_ALSO', `c${i}`).replace('NAME', `name: c${i}`).replace('ID', `evt_c${i}`));
+const eventCase = cases.findIndex((c) => c.name === 'null for the id and response-only fields');
+const texts = cases.map((c, i) => c.text.replace('NAME_ALSO', `c${i}`).replace('NAME', `name: c${i}`).replace('ID', `evt_c${i}`).replace('EVENT_TARGET', `Event/c${eventCase}`));
 
 /** Which case files `tapedeck validate` finds errors in: one run over all of them, each case its own file. */
 async function refusedByValidate(): Promise<Set<string>> {
