@@ -104,7 +104,7 @@ interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: 
 /** One cold process: a tapedeck command through bench/measure.mjs, or another script that reports the same way. */
 function run(cliArgs: string[], script = 'bench/measure.mjs'): Promise<Measured> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(root, script), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.TAPEDECK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TAPEDECK_BENCH_PROF}`] : []), join(root, script), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c) => { err += c; });
     child.on('exit', () => {

@@ -1,19 +1,24 @@
 // commander wiring only, and the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import { ApiError, Reported, UserError } from '../errors.js';
-import { applyCommand } from './commands/apply.js';
-import { emulatorCommand } from './commands/emulator.js';
-import { exportCommand } from './commands/export.js';
-import { planCommand } from './commands/plan.js';
-import { schemaCommand } from './commands/schema.js';
-import { showCommand } from './commands/show.js';
-import { stateForget, stateList, stateMove } from './commands/state.js';
-import { validateCommand } from './commands/validate.js';
 import type { Io } from './io.js';
 import { Secrets } from '../report/redact.js';
 import { tapedeckVersion } from '../version.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+// Each command's module (and what it needs: the emulator, the HTTP client, the renderers) is loaded only when that
+// command runs: CI starts tapedeck many times, and `validate` or `--version` should not compile the rest.
+const commands = {
+  validate: () => import('./commands/validate.js'),
+  plan: () => import('./commands/plan.js'),
+  apply: () => import('./commands/apply.js'),
+  show: () => import('./commands/show.js'),
+  export: () => import('./commands/export.js'),
+  state: () => import('./commands/state.js'),
+  schema: () => import('./commands/schema.js'),
+  emulator: () => import('./commands/emulator.js'),
+};
 
 /** Where the documents' values come from, and how much to say when something breaks. */
 function documentOptions(cmd: Command): Command {
@@ -80,37 +85,37 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .showHelpAfterError(false);
 
   validateOptions(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
-    .action(async (dir, flags) => { code = await validateCommand(dir, flags, io); });
+    .action(async (dir, flags) => { code = await (await commands.validate()).validateCommand(dir, flags, io); });
   target(common(program.command('plan [dir]').description('read the live state and print the changes apply would make')))
     .option('--out <file>', 'also save the plan as JSON')
     .option('--detailed-exitcode', 'exit 2 when there are changes')
-    .action(async (dir, flags) => { code = await planCommand(dir, flags, io); });
+    .action(async (dir, flags) => { code = await (await commands.plan()).planCommand(dir, flags, io); });
   target(common(program.command('apply [dir]').description('plan, confirm, then write')))
     .option('--yes', 'do not ask for confirmation')
     .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
-    .action(async (dir, flags) => { code = await applyCommand(dir, flags, io); });
+    .action(async (dir, flags) => { code = await (await commands.apply()).applyCommand(dir, flags, io); });
   program.command('show <file>').description('print a saved plan (plan --out FILE) as plan would; sends nothing, needs no token')
     .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
     .option('--json', 'the plan JSON on stdout (same as --format json)')
     .option('--quiet', 'only the summary line')
-    .action((file, flags) => { code = showCommand(file, flags, io); });
+    .action(async (file, flags) => { code = (await commands.show()).showCommand(file, flags, io); });
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')
     .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
-    .action(async (dir, flags) => { code = await exportCommand(dir, flags, io); });
+    .action(async (dir, flags) => { code = await (await commands.export()).exportCommand(dir, flags, io); });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids'))
-    .action(async (dir, flags) => { code = stateList(dir, flags, io); });
+    .action(async (dir, flags) => { code = (await commands.state()).stateList(dir, flags, io); });
   common(state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'))
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
-    .action(async (address, dir, flags) => { code = await stateForget(address, dir, flags, io); });
+    .action(async (address, dir, flags) => { code = await (await commands.state()).stateForget(address, dir, flags, io); });
   common(state.command('mv <old> <new> [dir]').description('move a resource to another address of its kind in the state (a renamed document)'))
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
-    .action(async (from, to, dir, flags) => { code = await stateMove(from, to, dir, flags, io); });
+    .action(async (from, to, dir, flags) => { code = await (await commands.state()).stateMove(from, to, dir, flags, io); });
   program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
-    .action((kind) => { code = schemaCommand(kind, io); });
+    .action(async (kind) => { code = (await commands.schema()).schemaCommand(kind, io); });
   program.command('emulator').description('run the local platform emulator')
     .option('--port <n>', 'port (0: any free one)', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
@@ -123,7 +128,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--fault-on <which>', 'all requests (default) or only writes')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
     .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
-    .action(async (flags) => { code = await emulatorCommand(flags, io, stop); });
+    .action(async (flags) => { code = await (await commands.emulator()).emulatorCommand(flags, io, stop); });
 
   try {
     await program.parseAsync(argv, { from: 'user' });

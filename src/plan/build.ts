@@ -63,11 +63,22 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
 
 /** The identifying fields (x-identity: a project) whose desired value is not the live resource's: [field, live, desired]. */
 function identityMoved(model: ReturnType<typeof resourceModel>, o: Observed): Array<[string, Json | undefined, Json | undefined]> {
-  return Object.entries(model.props ?? {}).flatMap(([f, field]): Array<[string, Json | undefined, Json | undefined]> => {
-    if (!field.identity || o.desired[f] === undefined) return [];
+  const out: Array<[string, Json | undefined, Json | undefined]> = [];
+  for (const f of identityFields(model)) {
+    if (o.desired[f] === undefined) continue;
+    const field = model.props![f];
     const [was, now] = [normalize(field, o.live?.[f]), normalize(field, o.desired[f])];
-    return deepEqual(was ?? null, now ?? null) ? [] : [[f, was, now]];
-  });
+    if (!deepEqual(was ?? null, now ?? null)) out.push([f, was, now]);
+  }
+  return out;
+}
+
+/** The identifying fields of a model, found once per model: every change of a kind asks. */
+const identities = new WeakMap<object, string[]>();
+function identityFields(model: ReturnType<typeof resourceModel>): string[] {
+  let fields = identities.get(model);
+  if (!fields) identities.set(model, (fields = Object.entries(model.props ?? {}).filter(([, f]) => f.identity).map(([name]) => name)));
+  return fields;
 }
 
 /** Managed fields the last apply set that the document no longer has: left as they are, managed no more. */

@@ -105,8 +105,10 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     if (r.id) {
       const viaList = r.viaList ? (await byId.get(r.viaList))?.get(r.id) : undefined;
       o.live = viaList ?? (await get(k, { id: r.id, spec: desired }, r.fromState));
-      if (o.live) Object.assign(o, { id: r.id, ...(r.fromState ? { from_state: true } : {}) });
-      else if (!createFor(k, source)) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
+      if (o.live) {
+        o.id = r.id;
+        if (r.fromState) o.from_state = true;
+      } else if (!createFor(k, source)) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
       // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
       // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
       else if (!opts.recreateMissing) {

@@ -39,6 +39,8 @@ function entryLines(model: Field | undefined, d: DiffEntry, s: Style, bang?: boo
 }
 
 export function renderChange(c: Change, s: Style = noStyle): string[] {
+  // Most changes of a large plan are noops with nothing to show: they cost nothing here.
+  if (c.action === 'noop' && !c.drift && !c.notes && !c.moved_from) return [];
   const model = modelOf(c);
   const drift = (c.drift ?? []).flatMap((d) => entryLines(model, d, s, true));
   // Ids and errors may come from a server: on one line, so they cannot forge lines of this output.

@@ -86,9 +86,12 @@ function nonFinite(v: unknown, pointer: string): Array<[string, number]> {
   return Object.entries(v).flatMap(([k, x]) => nonFinite(x, `${pointer}/${escapePointer(k)}`));
 }
 
+const NO_POINTERS: Set<string> = new Set();
+
 /** The pointers of integers written beyond 2^53 where no int64 field takes them: held as their text they would go
  *  out as strings, as numbers without their last digits. One in an unknown field is reported as an unknown field. */
 function wideOutsideInt64(src: LoadedDoc, k: KindDef): Set<string> {
+  if (!src.wideIntegers?.length) return NO_POINTERS;
   const fields = Object.keys(allSchemas().get(k.schema)?.properties ?? {});
   return new Set((src.wideIntegers ?? []).filter((p) => {
     if (!p.startsWith('/spec/')) return fields.includes(unescapePointer(p.split('/')[1] ?? ''));
