@@ -2,13 +2,15 @@
 // managed, writable fields, and the token is never part of anything rendered).
 import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
 import { oneLine } from './redact.js';
+import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
 import { entryRows, modelOf, showValue, type Row, type Shown } from './display.js';
 import { noStyle, type Style } from './style.js';
 
+/** One line per issue, whatever a document or a file name holds: control and line-separator characters escaped. */
 export function formatIssue(i: Issue): string {
   const where = i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file;
-  return `${where}: ${i.severity === 'warning' ? 'warning: ' : ''}${i.message}`;
+  return printable(`${where}: ${i.severity === 'warning' ? 'warning: ' : ''}${i.message}`);
 }
 
 /** Problems found in the input, one per line, by file and line. */

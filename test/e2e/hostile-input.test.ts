@@ -78,3 +78,13 @@ describe('inputs a text file cannot hold', () => {
 
   it('after all of them, the emulator saw no request', () => expect(emu.stats.reads + emu.stats.writes).toBe(0));
 });
+
+describe('messages stay one line', () => {
+  it('an undefined variable whose name holds a line separator cannot forge a second line', async () => {
+    const dir = testdir({ 'a.yaml': 'kind: Vod\nname: v\nid: v1\nspec:\n  name: "${var.a\\u2028FORGED}"\n' });
+    const run = await runCli(['validate', dir], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.includes('FORGED'))).toHaveLength(1);
+    expect(run.stderr).not.toContain('\u2028');
+  });
+});
