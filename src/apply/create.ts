@@ -25,7 +25,8 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
   const before = new Map<string, Promise<JsonObject[]>>();
   const listBefore: Lister = (c, list, scope) => {
     const key = JSON.stringify([list.path, scope]);
-    if (!before.has(key)) before.set(key, listAll(c, list, scope));
+    // A list that failed is read again by the next create, not failed for every one.
+    if (!before.has(key)) before.set(key, listAll(c, list, scope).catch((e: unknown) => { before.delete(key); throw e; }));
     return before.get(key)!;
   };
 
@@ -67,6 +68,8 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
       }
     }
     const since = new Date().toISOString();
+    // The entry it replaces (a resource whose project changed) comes back if the create is refused outright.
+    const previous = state.entry(c.address);
     state.set(c.address, { kind: c.kind, pending_since: since, ...(existing.length ? { existing } : {}) });
     save();
     const twins = JSON.stringify([lookup?.list.path, lookup?.match, lookup?.source?.read.path]);
@@ -81,7 +84,10 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
         });
       } catch (e) {
         if (!maybeApplied(e)) {
-          state.forget(c.address); // refused: nothing was created
+          // Refused at the first attempt: nothing was created. Refused later: an earlier attempt may still land.
+          if (attempt > 1) throw new OutcomeUnknown(`${line(e)}: refused now, but an earlier attempt got no clear answer and may still take effect; the next plan looks again`);
+          if (previous) state.set(c.address, previous);
+          else state.forget(c.address);
           throw e;
         }
         if (!lookup) {
@@ -95,8 +101,8 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
           throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`);
         }
         if (found) return { status: 200, body: request.answer ? { [request.answer]: found } : found };
-        // Proven absent: only now may the create be sent again.
-        if (attempt >= client.opts.maxAttempts) throw e;
+        // Not there when looked for: only now may the create be sent again (a late arrival is the next plan's to find).
+        if (attempt >= client.opts.maxAttempts) throw new OutcomeUnknown(`${line(e)}: not found after ${attempt} attempts, but one may still take effect; the next plan looks again`);
         await sleep(backoff(client.opts, attempt));
       }
     }

@@ -21,8 +21,8 @@ const offer = (name: string, spec: object = {}) => ({ kind: 'Offer', name, spec:
 const offers = async () => (await call(emu!, 'GET', '/monetization/offers/v1?project_id=p')).body.offers as Array<{ id: string; name: string }>;
 const stateOf = (dir: string) => JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
 const isOfferList = (method?: string, url?: string) => method === 'GET' && /^\/monetization\/offers\/v1\?/.test(url ?? '');
-const applyJson = async (url: string, dir: string) => {
-  const run = await runCli(['apply', ...against(url, dir), '--yes', '--json'], { cwd: dir });
+const applyJson = async (url: string, dir: string, extra: string[] = []) => {
+  const run = await runCli(['apply', ...against(url, dir), '--yes', '--json', ...extra], { cwd: dir });
   return { ...run, result: run.stdout ? JSON.parse(run.stdout) : undefined };
 };
 
@@ -49,6 +49,32 @@ describe('a create whose answer was lost', () => {
     faulty = false;
     const next = await runCli(['plan', ...against(proxy.url, dir), '--json'], { cwd: dir });
     expect(JSON.parse(next.stdout).changes[0]).toMatchObject({ action: 'noop', id: (await offers())[0].id });
+  });
+
+  it('refused at a later attempt, after an earlier one got no clear answer: unknown, and the marker stays', async () => {
+    emu = await emulator({});
+    let posts = 0;
+    // The first create never arrives (but the client cannot know); the lookup finds nothing; the second is refused.
+    proxy = await faultyProxy(emu.url, (req) => (req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_before' : { status: 400, forward: false }));
+    const dir = testdir({ 'a.yaml': offer('promo') });
+    const { code, result } = await applyJson(proxy.url, dir);
+    expect(code).toBe(1);
+    expect(result.results[0]).toMatchObject({ outcome: 'unknown', error: expect.stringMatching(/an earlier attempt got no clear answer and may still take effect/) });
+    expect(stateOf(dir).resources['Offer/promo']).toMatchObject({ pending_since: expect.any(String) });
+  });
+
+  it('a create refused outright puts back the entry it was to replace (a project changed)', async () => {
+    emu = await emulator({});
+    let faulty = false;
+    proxy = await faultyProxy(emu.url, (req) => (faulty && req.method === 'POST' ? { status: 400, forward: false } : undefined));
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'promo', spec: { project_id: '${var.p}', name: 'Promo' } } });
+    expect((await applyJson(proxy.url, dir, ['--var', 'p=p1'])).code).toBe(0);
+    const entry = stateOf(dir).resources['Offer/promo'];
+    faulty = true;
+    const { code, result } = await applyJson(proxy.url, dir, ['--var', 'p=p2']);
+    expect(code).toBe(1);
+    expect(result.results[0]).toMatchObject({ action: 'create', outcome: 'failed' });
+    expect(stateOf(dir).resources['Offer/promo']).toEqual(entry);
   });
 
   it('is sent again only after a lookup proved it absent', async () => {
