@@ -105,8 +105,10 @@ export interface Change {
   update_mask?: string[];
   request?: RequestSpec;
   diff?: DiffEntry[];
-  /** addresses this change waits for (its `${Kind/name.id}` references) */
+  /** addresses this change waits for (its `${Kind/name.id}` references, and `requires`) */
   depends_on?: string[];
+  /** changes that must have been applied first, not only ordered before (the old default giving it up) */
+  requires?: string[];
   /** where the resource is read back (writes only) */
   read?: ReadBack;
   /** a create's way to find itself after a lost answer; absent: a lost create cannot be looked up */

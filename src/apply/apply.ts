@@ -88,7 +88,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   };
 
   const run = async (c: Change): Promise<void> => {
-    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && !ids.has(d));
+    // A reference is satisfied by a known id; a requirement (the platform's ordering rules) only by having been applied.
+    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
     let entry: ResultEntry;
     // Changes of the state alone: nothing is sent.
     if (c.action === 'noop' || c.action === 'move' || c.action === 'release') {

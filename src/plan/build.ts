@@ -163,7 +163,8 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   // A key kind's key is its identity: another key is another resource, and the one the state knew is let go.
   const was = k.identity.by === 'key' ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
   const rekeyed = was && o.id && was !== o.id ? [`${k.identity.by === 'key' ? k.identity.field : 'key'} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
-  const c = changeFor(k, o, deps, rekeyed.length ? undefined : last);
+  const planned = changeFor(k, o, deps, rekeyed.length ? undefined : last);
+  const c = after.length ? { ...planned, requires: after } : planned;
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
   const notes = [...(c.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];

@@ -161,6 +161,21 @@ describe('order the platform rules need', () => {
   });
 });
 
+describe('order the platform rules need, when the first step fails', () => {
+  it('the new default is skipped, not sent, when unsetting the old one fails', async () => {
+    const cfg = (id: string, name: string, isDefault: boolean) => ({ id, project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+    emu = await emulator({ configurations: [cfg('cfg_old', 'old', true), cfg('cfg_new', 'new', false)] });
+    proxy = await faultyProxy(emu.url, (req) => (req.method === 'PATCH' && req.url?.endsWith('/cfg_old') ? { status: 400, forward: false } : undefined));
+    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    const dir = testdir({ 'a.yaml': [doc('new', true), doc('old', false)] });
+    const run = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const results = JSON.parse(run.stdout).results;
+    expect(results.find((r: { address: string }) => r.address === 'StreamingConfiguration/new')).toMatchObject({ outcome: 'skipped' });
+    expect(emu.writes().map((c) => c.path)).toEqual([]);
+  });
+});
+
 describe('mistakes found by the plan, not the apply', () => {
   it('a duplicate_from that does not exist is a plan error located at the document', async () => {
     emu = await emulator({ events: [{ id: 'evt_template', project_id: 'p', title: 'T' }] });
