@@ -15,6 +15,9 @@ import type { JsonSchema } from '../src/schema/model.js';
 const NAME = '[A-Za-z_][A-Za-z0-9_]*';
 /** a whole-string variable (as interpolate.ts reads it); `$${` is an escape, so it cannot start one */
 export const VAR_WHOLE = `^\\$\\{var\\.${NAME}\\}$`;
+/** any text holding an environment value that is not escaped */
+const ENV_ANYWHERE = `(?:^|[^$])\\$\\{env\\.${NAME}\\}`;
+
 /** any text holding a variable or an environment value that is not escaped */
 export const HAS_PLACEHOLDER = `(?:^|[^$])\\$\\{(?:var|env)\\.${NAME}\\}`;
 
@@ -63,10 +66,12 @@ function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
     return { ...rest, type: typeKeyword([...types, ...nullType]), anyOf: [strict, { pattern: HAS_PLACEHOLDER }] };
   }
   if (types.includes('string')) {
-    if (node.pattern === undefined) return { ...node, type: typeKeyword([...types, ...nullType]) };
+    // A field that names the resource (x-identity) cannot come from the environment: validate refuses it there.
+    const named = raw['x-identity'] ? { not: { pattern: ENV_ANYWHERE }, errorMessage: 'names the resource, so it cannot come from ${env.*}: use ${var.NAME}' } : {};
+    if (node.pattern === undefined) return { ...node, type: typeKeyword([...types, ...nullType]), ...named };
     const pattern = `(?:${node.pattern})|${HAS_PLACEHOLDER}`;
     const message = patternMessage(raw);
-    return { ...node, type: typeKeyword([...types, ...nullType]), pattern, ...(message ? { patternErrorMessage: message } : {}) };
+    return { ...node, type: typeKeyword([...types, ...nullType]), pattern, ...(message ? { patternErrorMessage: message } : {}), ...named };
   }
   // integer, number, boolean, object, array: only a variable (of any type) can stand in for one
   const patternErrorMessage = `expected ${types.join(' or ')}: only a whole \${var.NAME} can stand in for one (\${env.NAME} is always text)`;

@@ -161,6 +161,12 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
   if (typeof v.moved_from === 'string' && (!v.moved_from.startsWith(`${k.kind}/`) || v.moved_from === `${k.kind}/${String(v.name)}`)) {
     issues.push(issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`));
   }
+  // A sensitive value cannot name a resource: it would show in request paths, ids, notes and the state.
+  for (const p of specPaths(src.sensitive ?? [])) {
+    if (model.props?.[p.split('.')[0]]?.identity) {
+      issues.push(issueAt(src, `/spec/${p.split('.').join('/')}`, `spec.${p} names the resource, so it cannot come from \${env.*} (a value from the environment is sensitive and would show in paths, ids and the state): use \${var.NAME}`));
+    }
+  }
   if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
   return {
     kind: k.kind,

@@ -224,3 +224,18 @@ describe('identity fields', () => {
     expect(plan.stdout).not.toContain('changed outside tapedeck');
   });
 });
+
+describe('export and the platform a state belongs to', () => {
+  it('export with another platform than the state belongs to is refused, and the state is left as it was', async () => {
+    emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'One' }] });
+    const other = await emulator({ offers: [{ id: 'off_9', project_id: 'p', name: 'Nine' }] });
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    const before = readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8');
+    const run = await runCli(['export', dir, '--base-url', other.url, '--project', 'p'], { cwd: dir });
+    await other.close();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`belongs to environment default at ${emu.url}, not default at ${other.url}`);
+    expect(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).toBe(before);
+  });
+});

@@ -52,3 +52,14 @@ it('a saved plan whose sensitive value changed in the environment since is refus
   expect(run.stdout + run.stderr).not.toMatch(/another-value-99|partner-7Hq2/);
   expect(emu.stats.writes).toBe(0);
 });
+
+it.each([
+  ['a policy resource_key', { kind: 'Policy', name: 'p', spec: { resource_key: '${env.KEY}', policy: { bindings: [] } } }, 'resource_key'],
+  ['an offer project_id', { kind: 'Offer', name: 'o', spec: { project_id: '${env.KEY}', name: 'x' } }, 'project_id'],
+])('${env.NAME} cannot name a resource (%s): a located error, nothing sent', async (_, doc, field) => {
+  const dir = testdir({ 'a.yaml': doc });
+  const run = await runCli(['validate', dir], { cwd: dir, env: { KEY: 'p/p/project' } });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(new RegExp(`a\\.yaml:\\d+:\\d+: spec\\.${field} names the resource, so it cannot come from \\$\\{env\\.\\*\\}`));
+  expect(run.stderr).not.toContain('p/p/project');
+});

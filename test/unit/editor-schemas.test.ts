@@ -68,6 +68,8 @@ const accepted: Array<[string, { schema: string; text: string }]> = [
 ];
 
 const refused: Array<[string, { schema: string; text: string }]> = [
+  ['${env} in a field that names the resource', { schema: 'offer.schema.json', text: 'kind: Offer\nNAME\nspec:\n  project_id: ${env.PROJECT}\n' }],
+  ['${env} in a policy resource_key', { schema: 'policy.schema.json', text: 'kind: Policy\nNAME\nspec:\n  resource_key: ${env.KEY}\n  policy: { bindings: [] }\n' }],
   ['${env} in a boolean (its value is text)', offer('  applies_to_all: ${env.FLAG}')],
   ['${env} in an integer', ladder('video_bitrate: "${env.NUM}"')],
   ['${env} in a number', event('  physical_location: { coordinates: { latitude: "${env.NUM}" } }')],

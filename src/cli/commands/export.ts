@@ -37,6 +37,8 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   try {
     release = await acquireLock(opts.statePath);
     const state = State.load(opts.statePath);
+    // Ids read from one platform are never recorded in another platform's state.
+    state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
     const { docs, skipped } = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
     const byKind = new Map<string, typeof docs>();
     for (const d of docs) {
