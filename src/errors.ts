@@ -34,3 +34,8 @@ export class ApiError extends Error {
 
 /** Input problems that were already printed, one per line; the CLI exits 1 without printing more. */
 export class Reported extends Error {}
+
+/** One line for any error: a UserError or ApiError as it reads itself, anything else by its message. */
+export function errorLine(e: unknown): string {
+  return e instanceof UserError || e instanceof ApiError ? e.line() : e instanceof Error ? e.message : String(e);
+}

@@ -2,7 +2,7 @@
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
 // documents right away shows no changes. Into a directory that already holds documents, only what none of them
 // manages is written, and no address the documents or the state use is bound to another resource.
-import { UserError } from '../errors.js';
+import { errorLine, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
@@ -117,8 +117,8 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     const list = listSpecOf(k);
     if (!list) continue;
     // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
-    const items = await listAll(client, list, opts.project ? { project_id: opts.project } : {}).catch((e: Error & { line?: () => string }) => {
-      opts.warn(`warning: could not list ${k.kind} (${e.line ? e.line() : e.message})${opts.project ? '' : '; --project may help'}`);
+    const items = await listAll(client, list, opts.project ? { project_id: opts.project } : {}).catch((e: unknown) => {
+      opts.warn(`warning: could not list ${k.kind} (${errorLine(e)})${opts.project ? '' : '; --project may help'}`);
       return [];
     });
     for (const r of items) {

@@ -1,6 +1,6 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
-import { ApiError } from '../errors.js';
+import { ApiError, errorLine } from '../errors.js';
 import { fillPathReferences } from '../kinds/paths.js';
 import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
@@ -17,10 +17,6 @@ export interface ApplyOptions {
   concurrency: number;
   /** called as each change finishes, for progress output */
   onResult?: (r: ResultEntry) => void;
-}
-
-function errorText(e: unknown): string {
-  return e instanceof ApiError ? e.line() : (e as Error).message;
 }
 
 /** How often, at most, the state is rewritten for updates; creates and pending markers are written at once. */
@@ -83,7 +79,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       const shown = lost.map((n) => (touches(n.path, c.sensitive ?? []) ? { ...n, sent: SENSITIVE, now: SENSITIVE } : n));
       return lost.length ? { not_kept: shown.map(describeNotKept) } : {};
     } catch (e) {
-      return { unverified: errorText(e) };
+      return { unverified: errorLine(e) };
     }
   };
 
@@ -119,7 +115,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : 'failed';
-        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorText(e) };
+        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e) };
       }
     }
     outcome.set(c.address, entry);

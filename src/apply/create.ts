@@ -3,7 +3,7 @@
 // when the answer is lost, the resource is looked up (and claimed) before anything is sent again. A lookup that
 // fails leaves the outcome unknown and the marker in place: the next plan looks again.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '../errors.js';
+import { errorLine as line } from '../errors.js';
 import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
 import { listAll } from '../remote/list.js';
 import { findCreated, matching, type Lister } from '../remote/recover.js';
@@ -16,7 +16,6 @@ import type { Change, Lookup } from '../types.js';
 /** The write may or may not have taken effect, and nothing could tell. */
 export class OutcomeUnknown extends Error {}
 
-const line = (e: unknown) => (e instanceof ApiError ? e.line() : (e as Error).message);
 
 export function creator(client: Client, state: State, save: () => void, idOf: (address: string) => string | undefined) {
   /** resources already someone's: the state's, and each one this run creates or finds */

@@ -1,6 +1,6 @@
 // The composition shared by validate, plan and apply: thin, each step one call.
 import { resolve } from 'node:path';
-import { Reported, UserError } from '../errors.js';
+import { errorLine, Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { maskPlan } from '../plan/sensitive.js';
@@ -129,7 +129,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Docume
       // A platform that cannot be used at all is one line, not one per document.
       const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
       if (stop) throw new UserError(stop);
-      for (const f of failures) io.err(`${f.address}: ${'line' in f.error ? (f.error as { line(): string }).line() : f.error.message}\n`);
+      for (const f of failures) io.err(`${f.address}: ${errorLine(f.error)}\n`);
       if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }
