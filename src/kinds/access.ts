@@ -7,15 +7,24 @@ import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { ListSpec, Lookup, ReadBack } from '../types.js';
 
-export function readBackOf(k: KindDef, v: PathValues): ReadBack {
-  return {
-    path: readPath(k, v),
-    ...(k.read.wrapper ? { wrapper: k.read.wrapper } : {}),
-    missing: k.read.notFound,
-    ...(k.identity.by === 'key' ? { key_field: k.identity.field } : {}),
-    ...(k.update.style === 'replace' && k.update.carry?.length ? { carry: k.update.carry } : {}),
-  };
+export type ReadShape = Omit<ReadBack, 'path'>;
+
+/** How a kind's read answers are taken apart: the same for every resource of the kind, so made once per kind. */
+const shapes = new WeakMap<KindDef, ReadShape>();
+export function readShapeOf(k: KindDef): ReadShape {
+  let shape = shapes.get(k);
+  if (!shape) {
+    shapes.set(k, (shape = {
+      ...(k.read.wrapper ? { wrapper: k.read.wrapper } : {}),
+      missing: k.read.notFound,
+      ...(k.identity.by === 'key' ? { key_field: k.identity.field } : {}),
+      ...(k.update.style === 'replace' && k.update.carry?.length ? { carry: k.update.carry } : {}),
+    }));
+  }
+  return shape;
 }
+
+export const readBackOf = (k: KindDef, v: PathValues): ReadBack => ({ path: readPath(k, v), ...readShapeOf(k) });
 
 export const listSpecOf = (k: KindDef): ListSpec | undefined =>
   k.list && { path: k.list.path, items: k.list.itemsKey, scope: k.list.scope };

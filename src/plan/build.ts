@@ -2,7 +2,7 @@
 // apply will send. Pure: no network, no clock.
 import type { Registry } from '../kinds/registry.js';
 import { creatable, createFor, type KindDef } from '../kinds/types.js';
-import { lookupOf, readBackOf } from '../kinds/access.js';
+import { lookupOf, readBackOf, readShapeOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
@@ -26,7 +26,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
   // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.
   const closed = (lookup?: Lookup) => ({
-    schema: k.schema, live_fingerprint: fingerprint(k.schema, readBackOf(k, { spec: {} }).carry, o.live),
+    schema: k.schema, live_fingerprint: fingerprint(k.schema, readShapeOf(k).carry, o.live),
     ...(lookup ? { lookup } : {}),
   });
   const create = (notes: string[] = []): Change => {
@@ -161,8 +161,9 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   const last = ctx.lastApplied?.(o.moved_from ?? o.doc.address);
   const k = registry.get(o.doc.kind)!;
   // A key kind's key is its identity: another key is another resource, and the one the state knew is let go.
-  const was = k.identity.by === 'key' ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
-  const rekeyed = was && o.id && was !== o.id ? [`${k.identity.by === 'key' ? k.identity.field : 'key'} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
+  const keyField = k.identity.by === 'key' ? k.identity.field : undefined;
+  const was = keyField ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
+  const rekeyed = was && o.id && was !== o.id ? [`${keyField} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
   const planned = changeFor(k, o, deps, rekeyed.length ? undefined : last);
   const c = after.length ? { ...planned, requires: after } : planned;
   // Adopted rather than created: the reviewer should see which live resource the document takes over.

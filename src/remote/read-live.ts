@@ -3,8 +3,8 @@
 // deciding what to change is the planner's.
 import { ApiError } from '../errors.js';
 import { createFor, type KindDef } from '../kinds/types.js';
-import { listSpecOf, lookupOf, readBackOf } from '../kinds/access.js';
-import type { PathValues } from '../kinds/paths.js';
+import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
+import { readPath, type PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
 import { nearestPos } from '../validate/validate.js';
@@ -79,11 +79,11 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
 
   /** The resource (a key kind's with its key), or null when it does not exist and `missingOk`. */
   const get = async (k: KindDef, v: PathValues, missingOk: boolean) => {
-    const read = readBackOf(k, v);
+    const shape = readShapeOf(k);
     try {
-      return unwrap(read, (await client.call('GET', read.path)).body, v.key);
+      return unwrap(shape, (await client.call('GET', readPath(k, v))).body, v.key);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404 && (missingOk || read.missing === 'empty')) return null;
+      if (e instanceof ApiError && e.status === 404 && (missingOk || shape.missing === 'empty')) return null;
       throw e;
     }
   };
@@ -92,7 +92,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     const { doc, k } = r;
     const d = desiredOf(doc, k, r.refers, idOf);
     // Every field from the start, in one order: ten thousand objects of one shape, not shapes that grow one by one.
-    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false };
+    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false, adopted_by: undefined };
     observed.set(doc.address, o);
     const { desired, source } = o;
     if (k.identity.by === 'key') {
@@ -123,7 +123,10 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
         throw new Error(`a create sent at ${r.pending.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
       }
       const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending.since, existing: r.pending.existing, claimed });
-      if (found) Object.assign(o, { live: found, id: String(found.id) });
+      if (found) {
+        o.live = found;
+        o.id = String(found.id);
+      }
     }
     // A configuration that would become a default must be checked against the live ones: list them.
     const list = listSpecOf(k);
@@ -131,7 +134,11 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     if (list && scope && wouldBeDefault(k, desired)) await listed(k, list, scope);
     if (!o.live && k.identity.by === 'natural') {
       const found = await adopt(k, k.identity.fields, list, desired);
-      if (found) Object.assign(o, { live: found, id: String(found.id), adopted_by: k.identity.fields });
+      if (found) {
+        o.live = found;
+        o.id = String(found.id);
+        o.adopted_by = k.identity.fields;
+      }
     }
     // A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply.
     if (!o.live && source && k.duplicate && !hasReference(source)) {
