@@ -40,6 +40,10 @@ function notes(n: JsonSchema, required: boolean): string[] {
   if (n['x-identity']) out.push('**identifies the resource**: another value names another resource');
   if (n.readOnly) out.push('response-only: not allowed in a document');
   if (n['x-secret']) out.push('secret: never shown');
+  // What an id points at (x-ref, on the field or its elements): export --portable writes it as a reference or variable.
+  const ref = n['x-ref'] ?? n.items?.['x-ref'];
+  if (ref) out.push(`an id of: ${[ref].flat().map((r: string) => (/^[A-Z]/.test(r) ? `[${r}](${r.replace(/(?<=[a-z])([A-Z])/g, '-$1').toLowerCase()}.md)` : r)).join(', ')}`);
+  if (n['x-ref-parts']) out.push('made of ids (the organization, a project, a resource)');
   if (n['x-presence']) out.push('`false`/`0` is a value, unlike unset');
   if (n['x-enum']) {
     const known: string[] = (n.examples ?? []).filter((v: string) => v !== n.default);

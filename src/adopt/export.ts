@@ -8,7 +8,7 @@ import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
 import { listAll, naturalKeyOf, unwrap } from '../remote/list.js';
 import type { Field } from '../schema/model.js';
-import { resourceModel } from '../schema/model.js';
+import { fieldAt, resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
@@ -74,6 +74,37 @@ function sortKeys(v: unknown): unknown {
   return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
 }
 
+/**
+ * The scopes a kind is listed in: the project (`--project`), and each known value of an enum the list is scoped by
+ * (the live API lists content types one base type at a time).
+ */
+function listScopes(k: KindDef, project: string | undefined): JsonObject[] {
+  const model = resourceModel(k.schema);
+  let scopes: JsonObject[] = [{}];
+  for (const name of listSpecOf(k)?.scope ?? []) {
+    const f = fieldAt(model, name);
+    const values = f?.ref?.includes('project') ? [project ?? ''] : f?.type === 'enum' ? (f.known ?? []).filter((v) => v !== f.zero) : [''];
+    scopes = scopes.flatMap((s) => values.map((v) => (v ? { ...s, [name]: v } : s)));
+  }
+  return scopes;
+}
+
+/**
+ * A key kind's resource named by its key, part by part (x-ref-parts): a part naming an exported resource by that
+ * resource's name, the project and the organization by those words, each word once. `evt_1/proj_a/event` of the
+ * exported event `the-final` is `the-final-project-event`, `proj_a/proj_a/project` is `project`.
+ */
+function keyLabel(k: KindDef, key: string, nameById: ReadonlyMap<string, string>): string {
+  const field = k.identity.by === 'key' ? fieldAt(resourceModel(k.schema), k.identity.field) : undefined;
+  const parts = key.split('/');
+  const form = field?.refParts?.find((f) => f.length === parts.length);
+  if (!form) return key;
+  // The project's (or organization's) id is that word wherever it stands: a project's key names it twice.
+  const plain = new Map(parts.flatMap((p, i) => (form[i] === 'project' || form[i] === 'organization' ? [[p, form[i]!]] : [])));
+  const words = parts.map((p, i) => (form[i] === null ? p : plain.get(p) ?? nameById.get(p) ?? p));
+  return [...new Set(words)].join('-');
+}
+
 const slug = (s: string) => s.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'resource';
 
 const keyOf = (k: { kind: string }, id: string) => `${k.kind} ${id}`;
@@ -116,14 +147,16 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   for (const k of registry.kinds) {
     const list = listSpecOf(k);
     if (!list) continue;
-    // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
-    const items = await listAll(client, list, opts.project ? { project_id: opts.project } : {}).catch((e: unknown) => {
-      opts.warn(`warning: could not list ${k.kind} (${errorLine(e)})${opts.project ? '' : '; --project may help'}`);
-      return [];
-    });
-    for (const r of items) {
-      const id = String(r.id);
-      if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
+    for (const scope of listScopes(k, opts.project)) {
+      // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
+      const items = await listAll(client, list, scope).catch((e: unknown) => {
+        opts.warn(`warning: could not list ${k.kind} (${errorLine(e)})${opts.project ? '' : '; --project may help'}`);
+        return [];
+      });
+      for (const r of items) {
+        const id = String(r.id);
+        if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
+      }
     }
   }
 
@@ -133,6 +166,8 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   // An address is free for a resource when no document declares it, nothing exported now took it, and the state
   // holds nothing there (not even a pending create) or this very resource: export never rebinds an address.
   const free = (address: string, id: string) => !declared.has(address) && (!state.entry(address) || state.idOf(address) === id);
+  /** the names given so far, by live id: a key made of ids reads as the names of what it names */
+  const nameById = new Map<string, string>();
   const entries = [...found.values()].sort((a, b) => registry.level(a.k.kind) - registry.level(b.k.kind) || (a.id < b.id ? -1 : 1));
   for (const { k, id, address, resource } of entries) {
     const by = managerFor(k, id, resource);
@@ -140,13 +175,14 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
       skipped.push({ kind: k.kind, id, by });
       continue;
     }
-    const label = String(resource.name || resource.title || (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') || id);
+    const label = k.identity.by === 'key' ? keyLabel(k, id, nameById) : String(resource.name || resource.title || (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') || id);
     let name = address?.split('/').slice(1).join('/') || slug(label);
     // A name from the state is its own entry's (documents' addresses were left out above); should that ever not
     // hold, stopping beats binding the address to another resource.
     if (address && !free(address, id)) throw new UserError(`export would bind ${address} to ${id}, but that address is taken; nothing was written`);
     for (let n = 2; !free(`${k.kind}/${name}`, id); n++) name = `${slug(label)}-${n}`;
     declared.add(`${k.kind}/${name}`);
+    nameById.set(id, name);
     const spec = (toSpec(resourceModel(k.schema), resource) ?? {}) as JsonObject;
     docs.push({ kind: k.kind, name, ...(k.identity.by === 'id' ? { id: asLiteral(id) } : {}), spec });
     // An existing entry (same id, by `free`) keeps what it holds, the last applied fields included.

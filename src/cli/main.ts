@@ -106,6 +106,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')
+    .option('--portable', 'documents for another project: no server ids, the project and the ids of other resources as variables and references (vars.example.yaml lists them)')
     .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
     .action(async (dir, flags) => { code = await (await commands.export()).exportCommand(dir, flags, io); });
   const state = program.command('state').description('inspect or edit the state of an environment');

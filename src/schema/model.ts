@@ -31,6 +31,12 @@ export interface Field {
   known?: string[];
   /** a field with presence: explicit false/0 differs from unset (v2 tri-state booleans) */
   presence?: boolean;
+  /** an id of another resource (x-ref): kind names, and a noun for what lies outside tapedeck (asset, project);
+   *  on a map, each of its values. Read by the portable export. */
+  ref?: string[];
+  /** a key made of "/"-separated ids (x-ref-parts): per form (by its number of parts), each part's x-ref, or null
+   *  for a part that is plain text */
+  refParts?: Array<Array<string | null>>;
 }
 
 export type JsonSchema = Record<string, any>;
@@ -80,7 +86,8 @@ function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string
 
 function build(raw: JsonSchema, file: string): Field {
   const { node, file: f } = deref(raw, file);
-  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true, ...(node['x-identity'] === true ? { identity: true } : {}) };
+  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true, ...(node['x-identity'] === true ? { identity: true } : {}),
+    ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}), ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}) };
   if (node['x-int64']) return { ...base, type: 'int64' };
   if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: node.examples };
   if (node.format === 'date-time') return { ...base, type: 'timestamp' };

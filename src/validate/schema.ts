@@ -23,6 +23,9 @@ export function newAjv(source = false): Ajv {
   for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
   // x-key names one field or several (a composite key): a string or an array of them.
   ajv.addKeyword({ keyword: 'x-key', schemaType: ['string', 'array'] });
+  // x-ref: what an id field points at (a kind, or a thing outside tapedeck); x-ref-parts: the same, part by part.
+  ajv.addKeyword({ keyword: 'x-ref', schemaType: ['string', 'array'] });
+  ajv.addKeyword({ keyword: 'x-ref-parts', schemaType: 'array' });
   for (const [file, schema] of allSchemas()) ajv.addSchema(schema, file);
   return ajv;
 }

@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { exportLive, type ExportTarget } from '../../adopt/export.js';
+import { makePortable, varsExample } from '../../adopt/portable.js';
+import { documentFiles, VARS_EXAMPLE_FILE } from '../../load/files.js';
 import { UserError } from '../../errors.js';
 import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
@@ -12,6 +14,7 @@ import { loadDocuments, makeClient } from '../pipeline.js';
 export interface ExportFlags extends CommonFlags {
   id?: string[];
   project?: string;
+  portable?: boolean;
 }
 
 /** `offer.yaml`, or the first of `offer-2.yaml`, `offer-3.yaml`, … that does not exist: a file is never overwritten. */
@@ -30,6 +33,11 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     if (!m || !opts.registry.get(m[1])) throw new UserError(`--id takes KIND=ID with a known kind (${opts.registry.names().join(', ')}), not ${JSON.stringify(item)}`);
     return { kind: m[1], id: m[2] };
   });
+  // A portable export is a whole project's documents, whose variables only it knows: it goes into a directory of
+  // its own. (Documents already there would need the values of variables it is about to name.)
+  if (flags.portable && existsSync(opts.dir) && (documentFiles(opts.dir, io.cwd).files.length || existsSync(join(opts.dir, VARS_EXAMPLE_FILE)))) {
+    throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`);
+  }
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
   const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }) : [];
   const client = makeClient(opts, io);
@@ -39,7 +47,11 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     const state = State.load(opts.statePath);
     // Ids read from one platform are never recorded in another platform's state.
     state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
-    const { docs, skipped } = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
+    const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
+    const { skipped } = live;
+    const portable = flags.portable ? makePortable(opts.registry, live.docs, flags.project) : undefined;
+    const docs = portable?.docs ?? live.docs;
+    for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
     const byKind = new Map<string, typeof docs>();
     for (const d of docs) {
       const base = opts.registry.get(d.kind)!.schema.replace('.schema.json', '');
@@ -49,13 +61,18 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     for (const [base, list] of byKind) {
       writeFileSync(join(opts.dir, freeFile(opts.dir, base)), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
     }
+    if (portable) {
+      const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
+      writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
+    }
     // Nothing new to record leaves the state as it was: its serial, and so every saved plan made against it, holds.
     if (docs.length) state.save();
     const where = relative(io.cwd, opts.dir) || '.';
     if (!opts.quiet) for (const s of skipped) io.out(`${s.kind} ${s.id}: already managed by ${s.by}, skipped\n`);
     const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${relative(io.cwd, opts.statePath)}` : '';
     const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
-    io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${recorded}${skips}.\n`);
+    const needs = portable ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
+    io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${recorded}${skips}.\n`);
     return 0;
   } finally {
     await client.close();
