@@ -20,6 +20,8 @@ export interface ExportTarget {
   id: string;
   /** the address the state knows it by */
   address?: string;
+  /** what the state holds of its fields: a read may need some (a content type's base_type and project) */
+  spec?: JsonObject;
 }
 
 /** A live resource left out because a document already manages it. */
@@ -132,15 +134,19 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   const declared = new Set(opts.managed.map((d) => d.address));
   const targets: ExportTarget[] = [
     // An entry whose address a document declares is that document's: not read, and its id is skipped below.
-    ...Object.entries(state.data.resources).filter(([a, e]) => e.id && !declared.has(a)).map(([address, e]) => ({ kind: e.kind, id: e.id!, address })),
+    ...Object.entries(state.data.resources).filter(([a, e]) => e.id && !declared.has(a)).map(([address, e]) => ({ kind: e.kind, id: e.id!, address, spec: (e.fields ?? {}) as JsonObject })),
     ...opts.ids,
   ];
   // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
   const unknown = targets.find((t) => !registry.get(t.kind));
   if (unknown) throw new UserError(`state file ${state.file}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
-  await mapPool(targets, opts.concurrency, async (t) => {
+  // A read that needs values of the resource (a content type's base type and project) that nothing here knows is
+  // left to the kind's lists, which are read below anyway.
+  const needs = (t: ExportTarget) => Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[p.replace(/^spec\./, '')] === undefined);
+  const listed = targets.filter(needs);
+  await mapPool(targets.filter((t) => !needs(t)), opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;
-    const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: {} });
+    const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: t.spec ?? {} });
     const resource = unwrap(read, (await client.call('GET', read.path)).body, t.id);
     found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
   });
@@ -158,6 +164,12 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
         if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
       }
     }
+  }
+
+  for (const t of listed) {
+    const entry = found.get(`${t.kind} ${t.id}`);
+    if (!entry) throw new UserError(`${t.kind} ${t.id} is not in the lists${opts.project ? ` of project ${opts.project}` : ''}, and reading it needs ${Object.keys(registry.get(t.kind)!.read.query!).join(' and ')}; nothing was written`);
+    entry.address ??= t.address;
   }
 
   const docs: ExportedDoc[] = [];

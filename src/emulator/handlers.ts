@@ -51,6 +51,8 @@ function stamp(k: KindDef, r: JsonObject, fields: string[]): void {
 export function read(store: Store, op: Operation): JsonObject {
   const { kind: k, params, query } = op;
   const key = params.key ?? params.id;
+  // A content type is read within its project and base type: the platform's reference lists both parameters.
+  for (const q of Object.keys(k.read.query ?? {})) if (!query.get(q)) throw bad(`${q} is required`);
   const r = store.col(k).get(key);
   if (!r) {
     if (rulesOf(k).emptyOnMissing) return respond(k, k.read.wrapper, zeroFill(resourceModel(k.schema), { [keyOf(k)]: key }) as JsonObject);
@@ -59,7 +61,7 @@ export function read(store: Store, op: Operation): JsonObject {
   // Content types are looked up within a project and base type; a mismatch is "not found", as on the platform.
   for (const [q, path] of Object.entries(k.read.query ?? {})) {
     const want = query.get(q);
-    if (want && r[path.replace(/^spec\./, '')] !== want) throw notFound(`${k.kind} ${key}`);
+    if (r[path.replace(/^spec\./, '')] !== want) throw notFound(`${k.kind} ${key}`);
   }
   return respond(k, k.read.wrapper, r);
 }
@@ -69,8 +71,10 @@ export function list(store: Store, op: Operation): JsonObject {
   if (!k.list) throw new Error(`${k.kind} has no list`);
   const { itemsKey } = k.list;
   const listRules = rulesOf(k).list ?? { orderBy: [], search: [] };
-  // Scope fields beyond the project (a content type's base_type) narrow the list as the project does.
-  const scoped = k.list.scope.filter((f) => f !== 'project_id' && query.get(f));
+  // Scope fields beyond the project (a content type's base_type) are required: content types are listed one base
+  // type at a time.
+  const scoped = k.list.scope.filter((f) => f !== 'project_id');
+  for (const f of scoped) if (!query.get(f)) throw bad(`${f} is required`);
   const all = [...store.col(k).values()].filter((r) => scoped.every((f) => r[f] === query.get(f)));
   const page = listPage(all, query, resourceModel(k.schema), listRules, op.maxPageSize);
   return { [itemsKey]: page.items, next_page_token: page.next_page_token };

@@ -2,7 +2,7 @@
 // them, is exported with --portable, then applied to an empty project on a second emulator and on a third, each with
 // its own variables and state. Everything exists there, every reference names the new project's ids (none the old
 // ones), and a second plan is empty.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -113,5 +113,40 @@ describe('export --portable', () => {
     const r = await runCli(['export', root, '--portable', '--base-url', emu.url], { cwd: root });
     expect([r.code, r.stderr.trim()]).toEqual([1, 'error: export --portable writes a whole project into a directory of its own; . already holds documents or a vars.example.yaml']);
     expect(emu.calls()).toEqual([]);
+  });
+});
+
+describe('export of content types, which the API reads and lists only within a project and base type', () => {
+  const seed = {
+    content_types: [
+      { id: 'ct1', project_id: 'p', base_type: 'BASE_TYPE_EVENT', name: 'Match' },
+      { id: 'ct2', project_id: 'p', base_type: 'BASE_TYPE_ENTITY', name: 'Team' },
+      { id: 'ct3', project_id: 'q', base_type: 'BASE_TYPE_EVENT', name: 'Other' },
+    ],
+  };
+
+  it('lists each base type, reads one the state knows with its base type and project, and finds --id through the lists', async () => {
+    const emu = await emulator(seed);
+    running.push(emu);
+    const root = tempDir();
+    mkdirSync(join(root, '.tapedeck'));
+    writeFileSync(join(root, '.tapedeck/default.state.json'), JSON.stringify({ format_version: 1, resources: {
+      'ContentType/known': { kind: 'ContentType', id: 'ct3', fields: { project_id: 'q', base_type: 'BASE_TYPE_EVENT', name: 'Other' } },
+    } }));
+    const r = await runCli(['export', root, '--base-url', emu.url, '--project', 'p', '--id', 'ContentType=ct1'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const names = readFileSync(join(root, 'content-type.yaml'), 'utf8').split(/^---\n/m).map((t) => parse(t).name).sort();
+    expect(names).toEqual(['known', 'match', 'team']);
+    expect(emu.calls().filter((c) => c.path.startsWith('/cms/types/v1/')).map((c) => c.path)).toEqual(['/cms/types/v1/ct3?base_type=BASE_TYPE_EVENT&project_id=q']);
+  });
+
+  it('an --id the lists do not hold (another project) is an error naming what its read needs; nothing is written', async () => {
+    const emu = await emulator(seed);
+    running.push(emu);
+    const root = tempDir();
+    const r = await runCli(['export', join(root, 'out'), '--base-url', emu.url, '--project', 'p', '--id', 'ContentType=ct3'], { cwd: root });
+    expect([r.code, r.stderr]).toEqual([1, 'error: ContentType ct3 is not in the lists of project p, and reading it needs base_type and project_id; nothing was written\n']);
+    expect(readdirSync(join(root, 'out'))).toEqual(['.tapedeck']);
+    expect(readdirSync(join(root, 'out/.tapedeck'))).toEqual([]);
   });
 });
