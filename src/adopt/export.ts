@@ -106,7 +106,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   ];
   // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
   const unknown = targets.find((t) => !registry.get(t.kind));
-  if (unknown) throw new UserError(`state file ${state.file}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
+  if (unknown) throw new UserError(`${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
   await mapPool(targets, opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;
     const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: {} });
