@@ -4,18 +4,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { openBackend, writerOf, type StateLocation } from '../../src/state/backend.js';
 import { parsePgUrl } from '../../src/state/postgres-url.js';
 import { State } from '../../src/state/state.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
-import { startPostgres } from '../helpers/postgres.js';
+import { postgresForFile } from '../helpers/postgres.js';
 
-const server = await startPostgres();
-afterAll(() => (server.ok ? server.pg.stop() : undefined));
-if (!server.ok) it.skip(`PostgreSQL state tests skipped: ${server.reason}`, () => {});
+// Undefined where the server cannot start: then every describe below is skipped, and one skipped test says why.
+const pg = (await postgresForFile('PostgreSQL state tests'))!;
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -31,9 +30,7 @@ const offer = (name: string, title = name) => ({ kind: 'Offer', name, spec: { pr
 const location = (url: string): StateLocation => ({ kind: 'postgres', pg: parsePgUrl(url, 'test', {}) });
 const backendFor = (url: string, environment = 'default') => openBackend(location(url), { environment, writer: writerOf({ TAPEDECK_ACTOR: 'test' }), timeoutMs: 10_000 });
 
-describe.skipIf(!server.ok)('the PostgreSQL state', () => {
-  const pg = server.ok ? server.pg : undefined!;
-
+describe.skipIf(!pg)('the PostgreSQL state', () => {
   it('is made on first use; each apply adds a history row: serial, when, who, host, version, configuration hash', async () => {
     emu = await emulator();
     const schema = fresh();
@@ -75,21 +72,38 @@ describe.skipIf(!server.ok)('the PostgreSQL state', () => {
 
   it('every write is a compare-and-set: a writer whose read is out of date is refused, and writes nothing', async () => {
     const url = pg.url(fresh());
-    const [a, b] = [await backendFor(url), await backendFor(url)];
-    const [one, two] = [await State.open(a), await State.open(b)];
-    one.set('Offer/a', { kind: 'Offer', id: 'o1' });
-    await one.save();
-    two.set('Offer/b', { kind: 'Offer', id: 'o2' });
-    await expect(two.save()).rejects.toThrow(/was written by another run since this one read it \(it is at serial 1, written \d{4}-.*\); nothing was written: run again/);
-    // The first writer goes on writing its own version; the second never got in.
-    one.set('Offer/c', { kind: 'Offer', id: 'o3' });
-    await one.save();
-    await Promise.all([a.close(), b.close()]);
+    const race = async (expected: RegExp) => {
+      const [a, b] = [await backendFor(url), await backendFor(url)];
+      const [one, two] = [await State.open(a), await State.open(b)];
+      one.set('Offer/a', { kind: 'Offer', id: `o${one.ref().serial}` });
+      await one.save();
+      two.set('Offer/b', { kind: 'Offer', id: 'o2' });
+      await expect(two.save()).rejects.toThrow(expected);
+      // The first writer goes on writing its own version; the second never got in.
+      one.set('Offer/c', { kind: 'Offer', id: 'o3' });
+      await one.save();
+      await Promise.all([a.close(), b.close()]);
+    };
+    // Both read an empty database (the first write inserts the row), then both read that row (writes update it).
+    await race(/was written by another run since this one read it \(it is at serial 1, written \d{4}-.*\); nothing was written: run again/);
+    await race(/was written by another run since this one read it \(it is at serial 2, written \d{4}-.*\); nothing was written: run again/);
     const reader = await backendFor(url);
     const now = await State.open(reader);
     await reader.close();
     expect(Object.keys(now.data.resources)).toEqual(['Offer/a', 'Offer/c']);
-    expect(now.data.serial).toBe(1);
+    expect(now.data.resources['Offer/a'].id).toBe('o1');
+    expect(now.data.serial).toBe(2);
+  });
+
+  it('a state file is a compare-and-set too: a run writing over a file another run wrote since is refused', async () => {
+    const dir = testdir({});
+    const file = join(dir, 'state.json');
+    const [one, two] = [State.load(file), State.load(file)];
+    one.set('Offer/a', { kind: 'Offer', id: 'o1' });
+    await one.save();
+    two.set('Offer/b', { kind: 'Offer', id: 'o2' });
+    expect(() => two.save()).toThrow(`the state file ${file} was written by another run since this one read it; nothing was written (run again)`);
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).resources)).toEqual(['Offer/a']);
   });
 
   it('saves asked for while one is on its way become one write, of everything asked for until it starts', async () => {
@@ -124,9 +138,7 @@ describe.skipIf(!server.ok)('the PostgreSQL state', () => {
   });
 });
 
-describe.skipIf(!server.ok)('the lock', () => {
-  const pg = server.ok ? server.pg : undefined!;
-
+describe.skipIf(!pg)('the lock', () => {
   it('a second apply fails at once naming the holder; with --lock-timeout it waits for it', async () => {
     emu = await emulator();
     const url = pg.url(fresh());
@@ -145,5 +157,90 @@ describe.skipIf(!server.ok)('the lock', () => {
     expect(await pg.sql(`SELECT * FROM ${url.split('schema=')[1]}.locks`)).toEqual([]);
     const again = await runCli(['state', 'forget', 'Offer/a', dir, '--state', url], { cwd: dir });
     expect(again.code, again.stderr).toBe(0);
+  });
+});
+
+describe.skipIf(!pg)('state pull and push', () => {
+  it('a file state moves into the database with its lineage and serial; pull prints it as the file was', async () => {
+    emu = await emulator();
+    const url = pg.url(fresh());
+    const dir = testdir({ 'a.yaml': [offer('a')] });
+    const file = join(dir, '.tapedeck/default.state.json');
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    const local = JSON.parse(readFileSync(file, 'utf8'));
+    const push = await runCli(['state', 'push', file, dir, '--state', url], { cwd: dir });
+    expect(push.stdout).toBe(`Pushed ${file} (serial 1, lineage ${local.lineage}, 1 resource) to the state ${url.replace(/:[^:@]+@/, ':***@')} (environment default).\n`);
+    const pull = await runCli(['state', 'pull', dir, '--state', url], { cwd: dir });
+    expect(pull.stdout).toBe(readFileSync(file, 'utf8'));
+    const again = await runCli(['state', 'push', file, dir, '--state', url], { cwd: dir });
+    expect(again.stdout).toMatch(/holds .* already \(serial 1\); nothing was written\.\n$/);
+    // The database state moves on; the file, now older, is refused, and so is another history.
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes', '--state', url], { cwd: dir })).code).toBe(0);
+    const older = await runCli(['state', 'push', file, dir, '--state', url], { cwd: dir });
+    expect(older).toMatchObject({ code: 1, stderr: `error: the state is at serial 2, newer than ${file}'s 1; nothing was written (--force overwrites it; pull a backup first)\n` });
+    const other = join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify({ ...local, lineage: 'another-history', serial: 7 }));
+    expect((await runCli(['state', 'push', other, dir, '--state', url], { cwd: dir })).stderr).toMatch(/has lineage another-history, but the state has [0-9a-f-]+: they are different histories/);
+    const forced = await runCli(['state', 'push', other, dir, '--state', url, '--force'], { cwd: dir });
+    expect(forced.stdout).toMatch(/^Pushed .* \(serial 8, lineage another-history, 1 resource\)/);
+    const history = JSON.parse((await runCli(['state', 'history', dir, '--state', url, '--json'], { cwd: dir })).stdout);
+    expect(history.map((h: { serial: number; command: string }) => [h.serial, h.command])).toEqual([[8, 'state push'], [2, 'apply'], [1, 'state push']]);
+    const old = await runCli(['state', 'pull', dir, '--state', url, '--serial', '2'], { cwd: dir });
+    expect(JSON.parse(old.stdout)).toMatchObject({ lineage: local.lineage, serial: 2, resources: local.resources });
+    expect((await runCli(['state', 'pull', dir, '--state', url, '--serial', '5'], { cwd: dir })).stderr).toMatch(/has no version with serial 5 \(see tapedeck state history\)/);
+  });
+
+  it('a state of another environment is refused; an empty state pulls as nothing', async () => {
+    const url = pg.url(fresh());
+    const dir = testdir({ 'staging.json': JSON.stringify({ format_version: 1, lineage: 'l', serial: 3, platform: { origin: 'http://x', environment: 'staging' }, resources: {} }) });
+    const push = await runCli(['state', 'push', join(dir, 'staging.json'), dir, '--state', url, '--env', 'production'], { cwd: dir });
+    expect(push.stderr).toMatch(/staging\.json is the state of environment staging, not production: choose that one with --env/);
+    const pull = await runCli(['state', 'pull', dir, '--state', url], { cwd: dir });
+    expect(pull).toMatchObject({ code: 0, stdout: '', stderr: expect.stringMatching(/^The state postgres:.* \(environment default\) is empty: nothing was written yet\.\n$/) });
+  });
+});
+
+describe.skipIf(!pg)('the database password', () => {
+  const forms = (p: string) => [p, encodeURIComponent(p), p.slice(3, -4)];
+  const clean = (out: string, secret: string) => forms(secret).filter((f) => out.includes(f));
+
+  it('is never printed: not from the URL, PGPASSWORD or the project file, not in pg\'s errors, not with --debug', async () => {
+    emu = await emulator();
+    const schema = fresh();
+    const dir = testdir({ 'a.yaml': [offer('a')] });
+    const outputs: string[] = [];
+    const cli = async (args: string[], env: Record<string, string> = {}, cwd = dir) => {
+      const r = await runCli(args, { cwd, env });
+      outputs.push(r.stdout + r.stderr);
+      return r;
+    };
+    const inUrl = pg.url(schema);
+    expect((await cli(['apply', ...against(emu.url, dir), '--yes', '--state', inUrl, '--debug'])).code).toBe(0);
+    expect((await cli(['plan', ...against(emu.url, dir), '--state', inUrl, '--format', 'markdown'])).stdout).toContain(':***@127.0.0.1');
+    await cli(['state', 'history', dir, '--state', inUrl]);
+    await cli(['state', 'pull', dir, '--state', inUrl]);
+    // From PGPASSWORD: the URL shown has no password at all.
+    const bare = pg.url(schema, { password: false });
+    const viaEnv = await cli(['state', 'list', dir, '--state', bare], { PGPASSWORD: pg.password });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    // From the project file: ${env.NAME} fills the password in, percent-encoded.
+    const project = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': `version: 1\nenvironments:\n  default:\n    state: postgres://${pg.user}:\${env.DB_PASSWORD}@127.0.0.1:${pg.port}/postgres?schema=${schema}\n` });
+    const viaProject = await cli(['plan', ...against(emu.url, project)], { DB_PASSWORD: pg.password }, project);
+    expect(viaProject.stdout).toMatch(/No changes/);
+    const missing = await cli(['plan', ...against(emu.url, project)], {}, project);
+    expect(missing.stderr).toBe('error: tapedeck.yaml: environments.default.state: environment variable DB_PASSWORD is not set (${env.DB_PASSWORD})\n');
+    // The server's own errors: a wrong password, and no server at all.
+    const wrong = `${pg.password}-wrong`;
+    const refused = await cli(['state', 'list', dir, '--state', `postgres://${pg.user}:${encodeURIComponent(wrong)}@127.0.0.1:${pg.port}/postgres`, '--debug']);
+    expect(refused.stderr).toMatch(/^error: the state database postgres:\/\/tapedeck_test:\*\*\*@127\.0\.0\.1:\d+\/postgres\?schema=tapedeck: connecting failed: password authentication failed for user "tapedeck_test" \(28P01\)\n$/);
+    const closed = await cli(['apply', ...against(emu.url, dir), '--yes', '--state', `postgres://${pg.user}:${encodeURIComponent(wrong)}@127.0.0.1:9/postgres`]);
+    expect(closed.stderr).toMatch(/connecting failed: connect ECONNREFUSED 127\.0\.0\.1:9/);
+    for (const out of outputs) {
+      expect(clean(out, pg.password), out).toEqual([]);
+      expect(clean(out, wrong), out).toEqual([]);
+    }
+    // Nor stored: not in the states, the history or the lock holders.
+    const stored = await pg.sql<{ t: string }>(`SELECT (SELECT json_agg(s)::text FROM ${schema}.states s) || (SELECT json_agg(h)::text FROM ${schema}.history h) AS t`);
+    expect(clean(stored[0].t, pg.password)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, syml
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
+import { afterAll, it } from 'vitest';
 import { tempDir } from './tmp.js';
 
 export interface TestPostgres {
@@ -130,6 +131,20 @@ export async function startPostgres(): Promise<Started> {
       },
     },
   };
+}
+
+/**
+ * The server for one test file, stopped after it; where it cannot start, one skipped test says why (`what`: the
+ * tests that are skipped), and `pg` is undefined: describe.skipIf(!pg) keeps the rest from running.
+ */
+export async function postgresForFile(what: string): Promise<TestPostgres | undefined> {
+  const server = await startPostgres();
+  if (!server.ok) {
+    it.skip(`${what} skipped: ${server.reason}`, () => {});
+    return undefined;
+  }
+  afterAll(() => server.pg.stop());
+  return server.pg;
 }
 
 /** Waits until the server answers a query; a problem (with the end of its log) if it exits or takes too long. */
