@@ -170,6 +170,8 @@ function environment(project: Project | undefined, file: string, f: CommonFlags,
   throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
 }
 
+const defaultState = (dir: string, envName: string): StateLocation => ({ kind: 'file', path: join(dir, '.tapedeck', `${envName}.state.json`) });
+
 /**
  * Where the state is: --state (a file or a postgres:// URL), else TAPEDECK_STATE_URL, else the environment's
  * `state:` (a file relative to DIR, or a URL whose `${env.NAME}` are filled in), else DIR/.tapedeck/<env>.state.json.
@@ -187,7 +189,7 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
     if (!isPostgresUrl(url)) throw new UserError('TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)');
     return database(url, 'TAPEDECK_STATE_URL');
   }
-  if (!env?.state) return { kind: 'file', path: join(dir, '.tapedeck', `${envName}.state.json`) };
+  if (!env?.state) return defaultState(dir, envName);
   if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) return { kind: 'file', path: resolve(dir, env.state) };
   const from = `tapedeck.yaml: environments.${envName}.state`;
   const { value, problem, filled } = fillEnv(env.state, io.env);
@@ -202,7 +204,7 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
  * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
  * variables and endpoints come from what failed here, so their errors would mislead.
  */
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS }: { formats?: readonly IssueFormat[] } = {}): RunOptions {
+export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
   io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
@@ -232,7 +234,8 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
-  const state = chosen && check(() => stateLocation(f, io, dir, chosen.envName, chosen.env));
+  // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
+  const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
   // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
   const vars = { ...(chosen?.env?.vars ?? {}), ...check(() => parseVars(f.var)) };
   for (const varFile of f.varFile ?? []) Object.assign(vars, check(() => readVarFile(varFile, io.cwd)));

@@ -138,6 +138,29 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
   });
 });
 
+describe.skipIf(!pg)('the roles of the README\'s CI recipe', () => {
+  it('the apply role owns the schema; a plan needs only SELECT, and the plan role cannot write', async () => {
+    emu = await emulator();
+    const schema = fresh();
+    const [apply, plan] = [`${schema}_apply`, `${schema}_plan`];
+    for (const sql of [
+      `CREATE ROLE ${apply} LOGIN PASSWORD 'apply-secret'`, `CREATE SCHEMA ${schema} AUTHORIZATION ${apply}`,
+      `CREATE ROLE ${plan} LOGIN PASSWORD 'plan-secret'`, `GRANT USAGE ON SCHEMA ${schema} TO ${plan}`,
+      `ALTER DEFAULT PRIVILEGES FOR ROLE ${apply} IN SCHEMA ${schema} GRANT SELECT ON TABLES TO ${plan}`,
+    ]) await pg.sql(sql);
+    const as = (role: string, password: string) => `postgres://${role}:${password}@127.0.0.1:${pg.port}/postgres?schema=${schema}`;
+    const dir = testdir({ 'a.yaml': [offer('a')] });
+    const before = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir, env: { TAPEDECK_STATE_URL: as(plan, 'plan-secret') } });
+    expect(JSON.parse(before.stdout).summary.create).toBe(1);
+    const applied = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir, env: { TAPEDECK_STATE_URL: as(apply, 'apply-secret') } });
+    expect(applied.code, applied.stderr).toBe(0);
+    const after = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, env: { TAPEDECK_STATE_URL: as(plan, 'plan-secret') } });
+    expect(after.stdout).toMatch(/No changes/);
+    const refused = await runCli(['state', 'forget', 'Offer/a', dir], { cwd: dir, env: { TAPEDECK_STATE_URL: as(plan, 'plan-secret') } });
+    expect(refused.stderr).toMatch(/^error: the state database postgres:\/\/\S+_plan:\*\*\*@\S+: recording the lock holder failed: permission denied for table locks \(42501\)\n$/);
+  });
+});
+
 describe.skipIf(!pg)('the lock', () => {
   it('a second apply fails at once naming the holder; with --lock-timeout it waits for it', async () => {
     emu = await emulator();
@@ -243,4 +266,22 @@ describe.skipIf(!pg)('the database password', () => {
     const stored = await pg.sql<{ t: string }>(`SELECT (SELECT json_agg(s)::text FROM ${schema}.states s) || (SELECT json_agg(h)::text FROM ${schema}.history h) AS t`);
     expect(clean(stored[0].t, pg.password)).toEqual([]);
   });
+});
+
+describe('a state URL that cannot be used', () => {
+  it.each([
+    [{ TAPEDECK_STATE_URL: 'states/prod.json' }, [], 'error: TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)\n'],
+    [{}, ['--state', 'postgres://ci:hunter2-secret@db:port/x'], 'error: --state is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)\n'],
+    [{ TAPEDECK_STATE_URL: 'postgres://ci:hunter2-secret@db/x?schema=a;drop' }, [], 'error: TAPEDECK_STATE_URL: schema="a;drop" must be a plain lower-case name (letters, digits, _; at most 63)\n'],
+  ])('%j %j: one line, nothing read, the URL not echoed', async (env, args, stderr) => {
+    const dir = testdir({ 'a.yaml': [offer('a')] });
+    const run = await runCli(['plan', dir, '--base-url', 'http://127.0.0.1:9', ...args], { cwd: dir, env });
+    expect(run).toEqual({ code: 1, stdout: '', stderr });
+  });
+});
+
+it('validate reads no state: a state URL whose password variable is not set does not stop it', async () => {
+  const dir = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': 'version: 1\nenvironments:\n  default:\n    state: postgres://ci:${env.DB_PASSWORD}@db.example.com/infra\n' });
+  const run = await runCli(['validate', dir, '--state', 'postgres://x@y:bad/z'], { cwd: dir, env: { TAPEDECK_STATE_URL: 'not a url' } });
+  expect(run).toEqual({ code: 0, stdout: '1 document valid.\n', stderr: '' });
 });
