@@ -192,8 +192,8 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
   if (!env?.state) return defaultState(dir, envName);
   if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) return { kind: 'file', path: resolve(dir, env.state) };
   const from = `tapedeck.yaml: environments.${envName}.state`;
-  const { value, problem, filled } = fillEnv(env.state, io.env);
-  for (const v of filled) io.secret?.(v);
+  // The password filled in is registered by database() below; a host or user name filled in is no secret.
+  const { value, problem } = fillEnv(env.state, io.env);
   if (problem) throw new UserError(`${from}: ${problem}`);
   if (!isPostgresUrl(value!)) throw new UserError(`${from}: \${env.…} must give a PostgreSQL URL (postgres://…)`);
   return database(value!, from);

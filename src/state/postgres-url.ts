@@ -76,17 +76,15 @@ export function pgSecrets(raw: string, loc: PgLocation): string[] {
  * percent-encoded (a password may hold `@`, `:` or `/`); a value that is the whole `state:` is taken as it is.
  * Returns the URL, or the problem.
  */
-export function fillEnv(text: string, env: NodeJS.ProcessEnv): { value?: string; problem?: string; filled: string[] } {
-  const filled: string[] = [];
+export function fillEnv(text: string, env: NodeJS.ProcessEnv): { value?: string; problem?: string } {
   const whole = /^\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text);
   let problem: string | undefined;
   const take = (name: string) => {
     const v = env[name];
     if (v === undefined) problem ??= `environment variable ${name} is not set (\${env.${name}})`;
-    else filled.push(v);
     return v ?? '';
   };
-  if (whole) return { value: take(whole[1]), problem, filled };
+  if (whole) return { value: take(whole[1]), problem };
   const value = text.replace(/\$\{([^}]*)\}/g, (all, expr: string) => {
     const m = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
     if (!m) {
@@ -95,5 +93,5 @@ export function fillEnv(text: string, env: NodeJS.ProcessEnv): { value?: string;
     }
     return encodeURIComponent(take(m[1]));
   });
-  return { value, problem, filled };
+  return { value, problem };
 }
