@@ -139,7 +139,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   ];
   // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
   const unknown = targets.find((t) => !registry.get(t.kind));
-  if (unknown) throw new UserError(`state file ${state.file}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
+  if (unknown) throw new UserError(`${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
   // A read that needs values of the resource (a content type's base type and project) that nothing here knows is
   // left to the kind's lists, which are read below anyway.
   const needs = (t: ExportTarget) => Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[p.replace(/^spec\./, '')] === undefined);

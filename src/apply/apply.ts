@@ -26,10 +26,10 @@ const SAVE_EVERY_MS = 1000;
 export async function applyPlan(plan: Plan, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
   let savedAt = Date.now();
   /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
-  const save = (urgent: boolean) => {
+  const save = async (urgent: boolean) => {
     if (!urgent && Date.now() - savedAt < SAVE_EVERY_MS) return;
-    state.save();
     savedAt = Date.now();
+    await state.save();
   };
   const ids = new Map<string, string>();
   for (const c of plan.changes) if (c.id) ids.set(c.address, c.id);
@@ -111,7 +111,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
-        save(c.action === 'create');
+        await save(c.action === 'create');
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : 'failed';
@@ -125,7 +125,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   for (const wave of waves(plan.changes, (c) => c.address, (c) => c.depends_on ?? [])) {
     await mapPool(wave, opts.concurrency, run);
   }
-  state.save();
+  await state.save();
   const results = plan.changes.filter((c) => c.action !== 'noop').map((c) => outcome.get(c.address)!);
   const n = (o: ResultEntry['outcome']) => results.filter((r) => r.outcome === o).length;
   return {

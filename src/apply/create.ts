@@ -17,7 +17,7 @@ import type { Change, Lookup } from '../types.js';
 export class OutcomeUnknown extends Error {}
 
 
-export function creator(client: Client, state: State, save: () => void, idOf: (address: string) => string | undefined) {
+export function creator(client: Client, state: State, save: () => Promise<void>, idOf: (address: string) => string | undefined) {
   /** resources already someone's: the state's, and each one this run creates or finds */
   const claimed = state.claimedIds();
   /** each list as it was before this run sent any create into it (one read per list and scope, not per create) */
@@ -70,7 +70,8 @@ export function creator(client: Client, state: State, save: () => void, idOf: (a
     // The entry it replaces (a resource whose project changed) comes back if the create is refused outright.
     const previous = state.entry(c.address);
     state.set(c.address, { kind: c.kind, pending_since: since, ...(existing.length ? { existing } : {}) });
-    save();
+    // The marker is stored before the create is sent: a run that dies after sending it looks the resource up.
+    await save();
     const twins = JSON.stringify([lookup?.list.path, lookup?.match, lookup?.source?.read.path]);
     for (let attempt = 1; ; attempt++) {
       try {

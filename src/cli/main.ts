@@ -19,6 +19,7 @@ const commands = {
   show: () => import('./commands/show.js'),
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
+  stateVersions: () => import('./commands/state-versions.js'),
   schema: () => import('./commands/schema.js'),
   emulator: () => import('./commands/emulator.js'),
 };
@@ -36,7 +37,7 @@ function documentOptions(cmd: Command): Command {
 const platformOptions = () => [
   new Option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)'),
   new Option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)'),
-  new Option('--state <file>', 'state file (default DIR/.tapedeck/<env>.state.json)'),
+  new Option('--state <file|url>', 'state file (default DIR/.tapedeck/<env>.state.json) or postgres:// URL (env TAPEDECK_STATE_URL)'),
   new Option('--concurrency <n>', 'parallel requests (default 8)'),
   new Option('--timeout <seconds>', 'per-request timeout (default 30)'),
   new Option('--retries <n>', 'retries of a failed read or idempotent write (default 4)'),
@@ -111,13 +112,23 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .action(async (dir, flags) => { code = await (await commands.export()).exportCommand(dir, flags, io); });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids'))
-    .action(async (dir, flags) => { code = (await commands.state()).stateList(dir, flags, io); });
+    .action(async (dir, flags) => { code = await (await commands.state()).stateList(dir, flags, io); });
   common(state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'))
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .action(async (address, dir, flags) => { code = await (await commands.state()).stateForget(address, dir, flags, io); });
   common(state.command('mv <old> <new> [dir]').description('move a resource to another address of its kind in the state (a renamed document)'))
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .action(async (from, to, dir, flags) => { code = await (await commands.state()).stateMove(from, to, dir, flags, io); });
+  common(state.command('history [dir]').description('who wrote each version of the state, when, from where (database state)'))
+    .option('--limit <n>', 'show at most this many versions, newest first (default 50)')
+    .action(async (dir, flags) => { code = await (await commands.stateVersions()).stateHistory(dir, flags, io); });
+  common(state.command('pull [dir]').description('print the state JSON'))
+    .option('--serial <n>', 'an earlier version, from the history (database state)')
+    .action(async (dir, flags) => { code = await (await commands.stateVersions()).statePull(dir, flags, io); });
+  common(state.command('push <file> [dir]').description('write a state file into the state (a file state into the database); never over a newer serial or another lineage'))
+    .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
+    .option('--force', 'write it even over a newer serial, another lineage or environment')
+    .action(async (file, dir, flags) => { code = await (await commands.stateVersions()).statePush(file, dir, flags, io); });
   program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
     .action(async (kind) => { code = (await commands.schema()).schemaCommand(kind, io); });
   program.command('emulator').description('run the local platform emulator')

@@ -1,7 +1,7 @@
 // Options travel as one typed object built here from flags, environment variables and the project file;
 // nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
 import { statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { FORMATS, renderers, type Format, type IssueFormat } from '../report/formats.js';
 import { readBounded } from '../util/files.js';
 import { Reported, UserError } from '../errors.js';
@@ -13,6 +13,8 @@ import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
 import { parseTargets } from './targets.js';
 import type { Issue } from '../types.js';
+import type { StateLocation } from '../state/backend.js';
+import { fillEnv, isPostgresUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -42,7 +44,8 @@ export interface RunOptions {
   dir: string;
   envName: string;
   baseUrl?: string;
-  statePath: string;
+  /** where the state is: a file, or a PostgreSQL database (one row per environment) */
+  state: StateLocation;
   concurrency: number;
   timeoutMs: number;
   maxAttempts: number;
@@ -167,15 +170,45 @@ function environment(project: Project | undefined, file: string, f: CommonFlags,
   throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
 }
 
+const defaultState = (dir: string, envName: string): StateLocation => ({ kind: 'file', path: join(dir, '.tapedeck', `${envName}.state.json`) });
+
+/**
+ * Where the state is: --state (a file or a postgres:// URL), else TAPEDECK_STATE_URL, else the environment's
+ * `state:` (a file relative to DIR, or a URL whose `${env.NAME}` are filled in), else DIR/.tapedeck/<env>.state.json.
+ * Every password met on the way is registered as a secret before anything can print it.
+ */
+function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env: Environment | undefined): StateLocation {
+  const database = (raw: string, from: string): StateLocation => {
+    const pg = parsePgUrl(raw, from, io.env);
+    for (const secret of pgSecrets(raw, pg)) io.secret?.(secret);
+    return { kind: 'postgres', pg };
+  };
+  if (f.state) return isPostgresUrl(f.state) ? database(f.state, '--state') : { kind: 'file', path: resolve(io.cwd, f.state) };
+  const url = io.env.TAPEDECK_STATE_URL;
+  if (url) {
+    if (!isPostgresUrl(url)) throw new UserError('TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)');
+    return database(url, 'TAPEDECK_STATE_URL');
+  }
+  if (!env?.state) return defaultState(dir, envName);
+  if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) return { kind: 'file', path: resolve(dir, env.state) };
+  const from = `tapedeck.yaml: environments.${envName}.state`;
+  // The password filled in is registered by database() below; a host or user name filled in is no secret.
+  const { value, problem } = fillEnv(env.state, io.env);
+  if (problem) throw new UserError(`${from}: ${problem}`);
+  if (!isPostgresUrl(value!)) throw new UserError(`${from}: \${env.…} must give a PostgreSQL URL (postgres://…)`);
+  return database(value!, from);
+}
+
 /**
  * Every rule runs, and all their problems are reported together: the project file's located issues (in the
  * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
  * variables and endpoints come from what failed here, so their errors would mislead.
  */
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS }: { formats?: readonly IssueFormat[] } = {}): RunOptions {
+export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
   io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
+  io.secret?.(io.env.PGPASSWORD ?? '');
   const problems: string[] = [];
   const check = <T>(rule: () => T): T | undefined => {
     try {
@@ -201,10 +234,12 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
+  // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
+  const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
   // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
   const vars = { ...(chosen?.env?.vars ?? {}), ...check(() => parseVars(f.var)) };
   for (const varFile of f.varFile ?? []) Object.assign(vars, check(() => readVarFile(varFile, io.cwd)));
-  if (issues.length || problems.length || !output || !chosen) {
+  if (issues.length || problems.length || !output || !chosen || !state) {
     const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues });
     io.out(printed.out);
     io.err(printed.err);
@@ -213,13 +248,12 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     throw new Reported();
   }
   const { envName, env } = chosen;
-  const stateFlag = f.state ? (isAbsolute(f.state) ? f.state : resolve(io.cwd, f.state)) : undefined;
   return {
     recreateMissing: !!f.recreateMissing,
     dir,
     envName,
     baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
-    statePath: stateFlag ?? (env?.state ? resolve(dir, env.state) : join(dir, '.tapedeck', `${envName}.state.json`)),
+    state,
     concurrency,
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,

@@ -12,6 +12,7 @@ import { checkReferences } from '../resolve/refs.js';
 import { renderers } from '../report/formats.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
+import { readState } from './state-access.js';
 import { isObject } from '../schema/values.js';
 import type { Document, Issue, Plan, SourceDoc } from '../types.js';
 import { tapedeckVersion } from '../version.js';
@@ -112,11 +113,14 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
     .map(([address, e]) => ({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) }));
 }
 
-/** Load, read, plan: the plan as a closed value, with what it was made from and its checksum. */
-export async function makePlan(opts: RunOptions, io: Io, loaded?: { docs: Document[]; state: State }): Promise<Planned> {
+/**
+ * Load, read, plan: the plan as a closed value, with what it was made from and its checksum. `loaded` gives what
+ * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
+ */
+export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Document[]; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
   const registry = opts.registry;
-  const all = loaded?.docs ?? loadDocuments(opts, io);
-  const state = loaded?.state ?? State.load(opts.statePath);
+  const all = loaded.docs ?? loadDocuments(opts, io);
+  const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));

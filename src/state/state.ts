@@ -1,15 +1,15 @@
-// The state file: address -> id of every resource tapedeck manages, so created resources are found again.
-// Written atomically (temp file, fsync, rename) with mode 0600; it never holds a secret.
-import { existsSync } from 'node:fs';
+// The state: address -> id of every resource tapedeck manages, so created resources are found again. It lives in
+// a backend (a file, or a database shared by every runner: backend.ts); the engine sees only this class.
+// It never holds a secret.
 import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors.js';
 import type { StateRef } from '../types.js';
-import { readBounded, writePrivateFile } from '../util/files.js';
+import type { StateBackend, WriteInfo } from './backend.js';
+import { FileBackend, MAX_STATE_BYTES } from './file-backend.js';
 import { checkState } from './shape.js';
 
 export const STATE_FORMAT = 1;
-/** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
-const MAX_STATE_BYTES = 256 * 1024 * 1024;
+export { MAX_STATE_BYTES };
 
 export interface StateEntry {
   kind: string;
@@ -40,35 +40,56 @@ export interface StateData {
   resources: Record<string, StateEntry>;
 }
 
+/** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
+export function parseState(text: string | undefined, label: string): StateData {
+  if (text === undefined) return { format_version: STATE_FORMAT, resources: {} };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${label} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
+  }
+  // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
+  const problem = checkState(data, STATE_FORMAT);
+  if (problem) throw new UserError(`${label}: ${problem}`);
+  return data as unknown as StateData;
+}
+
 export class State {
   /** the same entries as data.resources, for lookups: a plan asks for every document's entry several times */
   private readonly byAddress: Map<string, StateEntry>;
   /** this run has written the state already (and so moved its serial on) */
   private written = false;
+  /** what this run's writes record beside the state (the database's history) */
+  private info: WriteInfo = { command: 'apply' };
+  /** a write asked for while another is on its way: it goes next, and takes every change made until it starts */
+  private next: Promise<void> | undefined;
+  private writing: Promise<void> = Promise.resolve();
 
-  private constructor(readonly file: string, readonly data: StateData) {
+  private constructor(readonly backend: StateBackend, readonly data: StateData, private version: number) {
     this.byAddress = new Map(Object.entries(data.resources));
   }
 
+  /** A state file, read at once (tests, and every caller that knows it has a file). */
   static load(file: string): State {
-    if (!existsSync(file)) return new State(file, { format_version: STATE_FORMAT, resources: {} });
-    let data: unknown;
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readBounded(file, MAX_STATE_BYTES);
-    } catch (e) {
-      throw new UserError(`cannot read state file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    if (!bytes) throw new UserError(`state file ${file} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
-    try {
-      data = JSON.parse(bytes.toString('utf8'));
-    } catch (e) {
-      throw new UserError(`state file ${file} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
-    }
-    // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
-    const problem = checkState(data, STATE_FORMAT);
-    if (problem) throw new UserError(`state file ${file}: ${problem}`);
-    return new State(file, data as unknown as StateData);
+    const backend = new FileBackend(file);
+    const { text, version } = backend.readSync();
+    return new State(backend, parseState(text, backend.label), version);
+  }
+
+  static async open(backend: StateBackend): Promise<State> {
+    const { text, version } = await backend.read();
+    return new State(backend, parseState(text, backend.label), version);
+  }
+
+  /** The state as messages name it: the file, or the database URL (password masked) and the environment. */
+  get where(): string {
+    return this.backend.name;
+  }
+
+  /** What the next writes record in the history: the command, and an apply's configuration hash. */
+  writtenBy(info: WriteInfo): void {
+    this.info = info;
   }
 
   /**
@@ -79,7 +100,7 @@ export class State {
   bindTo(platform: Platform): void {
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
-      throw new UserError(`the state ${this.file} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`);
+      throw new UserError(`the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`);
     }
     this.data.platform = platform;
   }
@@ -114,17 +135,43 @@ export class State {
   }
 
   /**
-   * Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. The first write of
-   * a run moves the serial on (a state written by a run that then crashed has moved too).
+   * Writes the state (a compare-and-set on what was read: another writer's state is never overwritten). The first
+   * write of a run moves the serial on (a state written by a run that then crashed has moved too). A file is
+   * written before this returns; a database write is on its way, one at a time, and the promise says when it is
+   * done: saves asked for meanwhile become one write, of the state as it is when that write starts.
    */
-  save(): void {
+  save(): Promise<void> {
     if (!this.written) {
       this.data.lineage ||= randomUUID();
       this.data.serial = (this.data.serial ?? 0) + 1;
       this.written = true;
     }
-    const sorted = Object.fromEntries(Object.entries(this.data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
-    const { lineage, serial, platform } = this.data;
-    writePrivateFile(this.file, `${JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted }, null, 2)}\n`);
+    if (this.backend instanceof FileBackend) {
+      this.version = this.backend.write(this.document(), this.refs(), this.version);
+      return Promise.resolve();
+    }
+    this.next ??= this.writing.catch(() => {}).then(() => {
+      this.next = undefined;
+      this.writing = (async () => {
+        this.version = await this.backend.write(this.document(), this.refs(), this.version, this.info);
+      })();
+      return this.writing;
+    });
+    return this.next;
   }
+
+  private refs() {
+    return { lineage: this.data.lineage!, serial: this.data.serial! };
+  }
+
+  document(): object {
+    return stateDocument(this.data);
+  }
+}
+
+/** The stored document: resources in address order, so a diff of two versions shows only what changed. */
+export function stateDocument(data: StateData): object {
+  const sorted = Object.fromEntries(Object.entries(data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const { lineage, serial, platform } = data;
+  return { format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted };
 }

@@ -7,15 +7,16 @@ import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
 import { applyFailed, destination } from '../../report/text.js';
-import { acquireLock } from '../../state/lock.js';
+import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { baseUrl, loadDocuments, makePlan } from '../pipeline.js';
+import { stateShown, withStateLock } from '../state-access.js';
 import { planConfigurationHash, selectTargets } from '../targets.js';
-import { printPlan, stateShown } from './plan.js';
+import { printPlan } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
   yes?: boolean;
@@ -29,12 +30,8 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
   const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io) : buildOptions(dir, flags, io);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
-  const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
-  try {
-    return saved ? await applySaved(saved.plan, opts, flags, io) : await planAndApply(opts, flags, io);
-  } finally {
-    release();
-  }
+  // The lock is held on the state's backend for the whole run (a database connection, or a lock file).
+  return withStateLock(opts, io, flags.lockTimeout, (backend) => (saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io)));
 }
 
 const samePath = (a: string, b: string) => a === b || (existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b));
@@ -70,8 +67,8 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
   return { plan, dir };
 }
 
-async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const { plan, shown, state, client } = await makePlan(opts, io);
+async function planAndApply(backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+  const { plan, shown, state, client } = await makePlan(opts, io, { state: () => State.open(backend) });
   try {
     return await execute(plan, shown, state, client, opts, flags, io);
   } finally {
@@ -83,14 +80,14 @@ async function planAndApply(opts: RunOptions, flags: ApplyFlags, io: Io): Promis
  * A saved plan is applied only if nothing it was made from has moved: the plan is made again from the documents,
  * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
  */
-async function applySaved(saved: Plan, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const stale = (reasons: string[]) => {
     io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
     return 1;
   };
   // What it was made from is checked before anything is read: another environment's URL may not even answer.
   const docs = loadDocuments(opts, io);
-  const state = State.load(opts.statePath);
+  const state = await State.open(backend);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
   const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
   const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
@@ -120,6 +117,7 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
       return 1;
     }
   }
+  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash });
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
   const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
   applying.done();

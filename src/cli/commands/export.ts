@@ -5,11 +5,11 @@ import { exportLive, type ExportTarget } from '../../adopt/export.js';
 import { makePortable, varsExample } from '../../adopt/portable.js';
 import { documentFiles, VARS_EXAMPLE_FILE } from '../../load/files.js';
 import { UserError } from '../../errors.js';
-import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { loadDocuments, makeClient } from '../pipeline.js';
+import { stateShown, withStateLock } from '../state-access.js';
 
 export interface ExportFlags extends CommonFlags {
   id?: string[];
@@ -41,41 +41,41 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
   const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }) : [];
   const client = makeClient(opts, io);
-  let release: (() => void) | undefined;
   try {
-    release = await acquireLock(opts.statePath);
-    const state = State.load(opts.statePath);
-    // Ids read from one platform are never recorded in another platform's state.
-    state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
-    const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
-    const { skipped } = live;
-    const portable = flags.portable ? makePortable(opts.registry, live.docs, flags.project) : undefined;
-    const docs = portable?.docs ?? live.docs;
-    for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
-    const byKind = new Map<string, typeof docs>();
-    for (const d of docs) {
-      const base = opts.registry.get(d.kind)!.schema.replace('.schema.json', '');
-      byKind.set(base, [...(byKind.get(base) ?? []), d]);
-    }
-    mkdirSync(opts.dir, { recursive: true });
-    for (const [base, list] of byKind) {
-      writeFileSync(join(opts.dir, freeFile(opts.dir, base)), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
-    }
-    if (portable) {
-      const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
-      writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
-    }
-    // Nothing new to record leaves the state as it was: its serial, and so every saved plan made against it, holds.
-    if (docs.length) state.save();
-    const where = relative(io.cwd, opts.dir) || '.';
-    if (!opts.quiet) for (const s of skipped) io.out(`${s.kind} ${s.id}: already managed by ${s.by}, skipped\n`);
-    const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${relative(io.cwd, opts.statePath)}` : '';
-    const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
-    const needs = portable ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
-    io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${recorded}${skips}.\n`);
-    return 0;
+    return await withStateLock(opts, io, undefined, async (backend) => {
+      const state = await State.open(backend);
+      state.writtenBy({ command: 'export' });
+      // Ids read from one platform are never recorded in another platform's state.
+      state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
+      const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
+      const { skipped } = live;
+      const portable = flags.portable ? makePortable(opts.registry, live.docs, flags.project) : undefined;
+      const docs = portable?.docs ?? live.docs;
+      for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
+      const byKind = new Map<string, typeof docs>();
+      for (const d of docs) {
+        const base = opts.registry.get(d.kind)!.schema.replace('.schema.json', '');
+        byKind.set(base, [...(byKind.get(base) ?? []), d]);
+      }
+      mkdirSync(opts.dir, { recursive: true });
+      for (const [base, list] of byKind) {
+        writeFileSync(join(opts.dir, freeFile(opts.dir, base)), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
+      }
+      if (portable) {
+        const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
+        writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
+      }
+      // Nothing new to record leaves the state as it was: its serial, and so every saved plan made against it, holds.
+      if (docs.length) await state.save();
+      const where = relative(io.cwd, opts.dir) || '.';
+      if (!opts.quiet) for (const s of skipped) io.out(`${s.kind} ${s.id}: already managed by ${s.by}, skipped\n`);
+      const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}` : '';
+      const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
+      const needs = portable ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
+      io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${recorded}${skips}.\n`);
+      return 0;
+    });
   } finally {
     await client.close();
-    release?.();
   }
 }

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
@@ -9,17 +9,12 @@ import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { makePlan } from '../pipeline.js';
+import { stateShown } from '../state-access.js';
 import { writePrivateFile } from '../../util/files.js';
 
 export interface PlanFlags extends CommonFlags {
   out?: string;
   detailedExitcode?: boolean;
-}
-
-/** The state file as the user would name it: relative to the working directory when it is below it. */
-export function stateShown(opts: RunOptions, io: Io): string {
-  const rel = relative(io.cwd, opts.statePath);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : opts.statePath;
 }
 
 export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {

@@ -1,20 +1,20 @@
 import { UserError } from '../../errors.js';
 import { allSchemas } from '../../schema/model.js';
-import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, positiveInt, type CommonFlags } from '../options.js';
+import { buildOptions, type CommonFlags } from '../options.js';
+import { readState, withStateLock } from '../state-access.js';
 
-type LockFlags = CommonFlags & { lockTimeout?: string };
+export type LockFlags = CommonFlags & { lockTimeout?: string };
 
-export function stateList(dir: string | undefined, flags: CommonFlags, io: Io): number {
+export async function stateList(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
-  const state = State.load(opts.statePath);
+  const state = await readState(opts, io);
   const entries = Object.entries(state.data.resources);
   if (opts.json) {
     io.out(`${JSON.stringify(Object.fromEntries(entries.map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}) }])), null, 2)}\n`);
   } else if (!entries.length) {
-    io.out(`The state ${opts.statePath} holds no resources.\n`);
+    io.out(`The state ${state.where} holds no resources.\n`);
   } else {
     for (const [address, e] of entries) io.out(`${address}\t${e.id ?? '-'}\n`);
   }
@@ -22,24 +22,22 @@ export function stateList(dir: string | undefined, flags: CommonFlags, io: Io): 
 }
 
 /** A hand edit of the state: loaded, changed and saved under the state's lock, so no apply runs meanwhile. */
-async function editState(dir: string | undefined, flags: LockFlags, io: Io, edit: (state: State, path: string) => string): Promise<number> {
+async function editState(dir: string | undefined, flags: LockFlags, io: Io, command: string, edit: (state: State, path: string) => string): Promise<number> {
   const opts = buildOptions(dir, flags, io);
-  const release = await acquireLock(opts.statePath, positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000);
-  try {
-    const state = State.load(opts.statePath);
-    const done = edit(state, opts.statePath);
-    state.save();
+  return withStateLock(opts, io, flags.lockTimeout, async (backend) => {
+    const state = await State.open(backend);
+    const done = edit(state, state.where);
+    state.writtenBy({ command });
+    await state.save();
     io.out(`${done}\n`);
     return 0;
-  } finally {
-    release();
-  }
+  });
 }
 
 const missing = (address: string, path: string) => new UserError(`${address} is not in the state ${path} (see tapedeck state list)`);
 
 export function stateForget(address: string, dir: string | undefined, flags: LockFlags, io: Io): Promise<number> {
-  return editState(dir, flags, io, (state, path) => {
+  return editState(dir, flags, io, 'state forget', (state, path) => {
     const had = state.entry(address);
     if (!had) throw missing(address, path);
     state.forget(address);
@@ -60,7 +58,7 @@ function parseAddress(address: string, asNew = false): { kind: string; name: str
 export function stateMove(from: string, to: string, dir: string | undefined, flags: LockFlags, io: Io): Promise<number> {
   const [a, b] = [parseAddress(from), parseAddress(to, true)];
   if (a.kind !== b.kind) throw new UserError(`state mv moves an entry within one kind, not from ${a.kind} to ${b.kind}`);
-  return editState(dir, flags, io, (state, path) => {
+  return editState(dir, flags, io, 'state mv', (state, path) => {
     const entry = state.entry(from);
     if (!entry) throw missing(from, path);
     const taken = state.entry(to);

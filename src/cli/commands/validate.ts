@@ -5,7 +5,7 @@ import { checkDocuments, noDocuments, printIssues } from '../pipeline.js';
 
 /** Offline: every document checked, every issue printed at once in the format asked for (also GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
-  const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS });
+  const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS, readsState: false });
   const { issues, found } = checkDocuments(opts, io);
   if (!found && !issues.length) throw noDocuments(opts);
   return printIssues(opts, io, issues, found) ? 1 : 0;

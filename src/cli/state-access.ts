@@ -1,0 +1,44 @@
+// How commands reach the state: read it (plan, state list), or hold its lock for a run that writes it (apply,
+// export, state mv/forget/push). Either way the backend is closed after, which releases the lock.
+import { isAbsolute, relative } from 'node:path';
+import { openBackend, writerOf, type StateBackend } from '../state/backend.js';
+import { State } from '../state/state.js';
+import type { Io } from './io.js';
+import { positiveInt, type RunOptions } from './options.js';
+
+export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
+  return openBackend(opts.state, { environment: opts.envName, writer: writerOf(io.env), timeoutMs: opts.timeoutMs });
+}
+
+/** Runs `use` with the backend open, and closes it after, whatever happens. */
+export async function withBackend<T>(opts: RunOptions, io: Io, use: (backend: StateBackend) => Promise<T>): Promise<T> {
+  const backend = await stateBackend(opts, io);
+  try {
+    return await use(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+/** The state as it is now, without its lock (a plan, a listing): nothing is written through it. */
+export const readState = (opts: RunOptions, io: Io): Promise<State> => withBackend(opts, io, (backend) => State.open(backend));
+
+/** Runs `use` holding the state's lock (waiting up to --lock-timeout); the state is read by `use`, under it. */
+export function withStateLock<T>(opts: RunOptions, io: Io, lockTimeout: string | undefined, use: (backend: StateBackend) => Promise<T>): Promise<T> {
+  const timeoutMs = positiveInt('--lock-timeout', lockTimeout, 0, 0) * 1000;
+  return withBackend(opts, io, async (backend) => {
+    await backend.lock(timeoutMs);
+    return use(backend);
+  });
+}
+
+/**
+ * The state as the user would name it: a file relative to the working directory when it is below it; a database
+ * by its URL with the password masked.
+ */
+export function stateShown(opts: RunOptions, io: Io): string {
+  if (opts.state.kind === 'postgres') return opts.state.pg.shown;
+  const path = opts.state.path;
+  const rel = relative(io.cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}

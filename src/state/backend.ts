@@ -1,0 +1,94 @@
+// Where a state lives: a file (the default, for one machine) or a PostgreSQL database (shared by every runner). The
+// engine sees a State; only this interface knows which. The database's module (and `pg`) loads only when a
+// location is a database URL, so every other run starts as fast as before.
+import { hostname, userInfo } from 'node:os';
+import { tapedeckVersion } from '../version.js';
+import { FileBackend } from './file-backend.js';
+import type { PgLocation } from './postgres-url.js';
+
+export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
+
+/** Where a state stands, for a compare-and-set: what was read (or last written), and the stored row's version. */
+export interface StateRefs {
+  lineage: string;
+  serial: number;
+}
+
+/** What a write records beside the state (the database's history; a file keeps none). */
+export interface WriteInfo {
+  /** the command that wrote it: apply, export, state mv, state forget, state push */
+  command: string;
+  /** the configuration hash of the plan an apply ran */
+  configurationHash?: string;
+}
+
+/** Who writes, recorded with every version in the history and with the lock. */
+export interface Writer {
+  actor: string;
+  host: string;
+  pid: number;
+  tapedeckVersion: string;
+}
+
+export interface HistoryEntry {
+  serial: number;
+  lineage: string;
+  /** when this version was last written (a run writes its version several times: after each create) */
+  written_at: string;
+  actor: string;
+  host: string;
+  tapedeck_version: string;
+  configuration_hash: string | null;
+  command: string;
+  /** how many times the run wrote this version */
+  writes: number;
+}
+
+export interface StateBackend {
+  /** the state as messages name it: the file, or the database URL (password masked) and the environment */
+  readonly name: string;
+  /** the stored document as a message about its content names it: `state file FILE`, `the state URL (…)` */
+  readonly label: string;
+  /** the stored document's text (undefined: nothing stored yet) and its version, the token of the next write */
+  read(): Promise<{ text?: string; version: number }>;
+  /**
+   * Writes `data` only if the stored state is still at `version` (compare-and-set); returns the new version. A
+   * state written by anyone else since is refused (UserError) and nothing is written. Synchronous for a file.
+   */
+  write(data: object, refs: StateRefs, version: number, info: WriteInfo): number | Promise<number>;
+  /** Takes the lock on this state for the run, waiting up to `timeoutMs`; a holder is named when it does not come. */
+  lock(timeoutMs: number): Promise<void>;
+  /** The versions written, newest first. */
+  history(limit: number): Promise<HistoryEntry[]>;
+  /** One version's document, from the history; undefined when there is none with that serial. */
+  version(serial: number): Promise<string | undefined>;
+  /** Releases the lock (if held) and the connection. */
+  close(): Promise<void>;
+}
+
+/** The CI system's user where there is one (GitHub, GitLab), else the OS user; TAPEDECK_ACTOR overrides both. */
+export function actorOf(env: NodeJS.ProcessEnv): string {
+  const named = env.TAPEDECK_ACTOR || env.GITHUB_ACTOR || env.GITLAB_USER_LOGIN;
+  if (named) return named;
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER || env.USERNAME || 'unknown';
+  }
+}
+
+export const writerOf = (env: NodeJS.ProcessEnv): Writer => ({ actor: actorOf(env), host: hostname(), pid: process.pid, tapedeckVersion: tapedeckVersion() });
+
+export interface BackendContext {
+  /** the environment: a database holds one state per environment */
+  environment: string;
+  writer: Writer;
+  /** how long connecting may take */
+  timeoutMs: number;
+}
+
+export async function openBackend(location: StateLocation, ctx: BackendContext): Promise<StateBackend> {
+  if (location.kind === 'file') return new FileBackend(location.path);
+  const { PostgresBackend } = await import('./postgres.js');
+  return new PostgresBackend(location.pg, ctx);
+}

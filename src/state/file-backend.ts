@@ -1,0 +1,79 @@
+// The state as a file (the default): one machine, a lock file beside it, no history (git keeps a committed
+// file's). Reads and writes are synchronous, as they always were: a write is done when save() returns.
+import { existsSync, statSync } from 'node:fs';
+import { UserError } from '../errors.js';
+import { readBounded, writePrivateFile } from '../util/files.js';
+import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
+import { acquireLock } from './lock.js';
+
+/** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
+export const MAX_STATE_BYTES = 256 * 1024 * 1024;
+
+/** Which file was there: a write by anyone else replaces it (temp file and rename) or changes its size or time. */
+const fingerprint = (file: string): string => {
+  try {
+    const s = statSync(file);
+    return `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+};
+
+export class FileBackend implements StateBackend {
+  readonly label: string;
+  private release: (() => void) | undefined;
+  /** the file as read (or as this run last wrote it): a first write finding another one there is refused */
+  private seen: string | undefined;
+
+  constructor(readonly name: string) {
+    this.label = `state file ${name}`;
+  }
+
+  readSync(): { text?: string; version: number } {
+    this.seen = fingerprint(this.name);
+    if (!existsSync(this.name)) return { version: 0 };
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readBounded(this.name, MAX_STATE_BYTES);
+    } catch (e) {
+      throw new UserError(`cannot read state file ${this.name}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    if (!bytes) throw new UserError(`state file ${this.name} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
+    return { text: bytes.toString('utf8'), version: 0 };
+  }
+
+  async read(): Promise<{ text?: string; version: number }> {
+    return this.readSync();
+  }
+
+  /**
+   * Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. The first write
+   * checks that the file is still the one read: another writer's (one that ignored the lock) is never overwritten.
+   */
+  write(data: object, _refs: StateRefs, version: number): number {
+    if (version === 0 && this.seen !== undefined && fingerprint(this.name) !== this.seen) {
+      throw new UserError(`the state file ${this.name} was written by another run since this one read it; nothing was written (run again)`);
+    }
+    writePrivateFile(this.name, `${JSON.stringify(data, null, 2)}\n`);
+    this.seen = fingerprint(this.name);
+    return version + 1;
+  }
+
+  async lock(timeoutMs: number): Promise<void> {
+    this.release ??= await acquireLock(this.name, timeoutMs);
+  }
+
+  async history(): Promise<HistoryEntry[]> {
+    throw new UserError(`the state file ${this.name} keeps no history: only a database state does (--state postgres://…); commit the file to keep its versions in git (git log -p ${this.name})`);
+  }
+
+  async version(): Promise<string | undefined> {
+    await this.history();
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    this.release?.();
+    this.release = undefined;
+  }
+}

@@ -1,0 +1,97 @@
+// A PostgreSQL state location: the URL as given (`postgres://user[:password]@host:5432/db?schema=tapedeck`), the
+// password it carries or PGPASSWORD's, and the URL as it may be shown (password masked). Loaded by every command
+// that builds its options, so it never imports `pg`.
+import { UserError } from '../errors.js';
+
+export interface PgLocation {
+  /** what the client connects with: the URL without `schema`, with the password in it (never shown) */
+  connect: string;
+  /** the password, from the URL or PGPASSWORD, to register as a secret; undefined: pg's own (~/.pgpass) */
+  password?: string;
+  /** the schema holding tapedeck's tables */
+  schema: string;
+  /** the URL as shown in messages and plans: the password masked, never the real one */
+  shown: string;
+}
+
+export const isPostgresUrl = (s: string) => /^postgres(ql)?:\/\//i.test(s);
+
+/** `schema` names a PostgreSQL schema: written into SQL as a quoted identifier, so only plain names are taken. */
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Query parameters that hold a secret of their own (libpq's `password`, the client key's `sslpassword`). */
+const SECRET_PARAMS = new Set(['password', 'sslpassword']);
+export const MASK = '***';
+
+/**
+ * The location named by `raw`; `from` says where it came from (`--state`, TAPEDECK_STATE_URL, tapedeck.yaml) in a
+ * message. A message never quotes the URL itself: it may hold the password.
+ */
+export function parsePgUrl(raw: string, from: string, env: NodeJS.ProcessEnv): PgLocation {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UserError(`${from} is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)`);
+  }
+  if (url.hash) throw new UserError(`${from}: a PostgreSQL URL has no #fragment`);
+  const schema = url.searchParams.get('schema') ?? 'tapedeck';
+  if (!SCHEMA.test(schema)) throw new UserError(`${from}: schema=${JSON.stringify(schema)} must be a plain lower-case name (letters, digits, _; at most 63)`);
+  let password: string | undefined;
+  try {
+    password = url.password ? decodeURIComponent(url.password) : env.PGPASSWORD || undefined;
+  } catch {
+    throw new UserError(`${from}: the password in the URL is not valid percent-encoding`);
+  }
+  const params = [...url.searchParams].filter(([k]) => k !== 'schema');
+  const query = (mask: boolean) => {
+    const q = new URLSearchParams(params.map(([k, v]) => [k, mask && SECRET_PARAMS.has(k) ? MASK : v]));
+    return q.size ? `?${q}` : '';
+  };
+  const host = `${url.host}${url.pathname}`;
+  const user = url.username;
+  const connectUser = password !== undefined ? `${user}:${encodeURIComponent(password)}@` : user ? `${user}@` : '';
+  const shownUser = url.password ? `${user}:${MASK}@` : user ? `${user}@` : '';
+  const shownQuery = query(true);
+  return {
+    connect: `postgres://${connectUser}${host}${query(false)}`,
+    password,
+    schema,
+    shown: `postgres://${shownUser}${host}${shownQuery}${shownQuery ? '&' : '?'}schema=${schema}`,
+  };
+}
+
+/** Every secret a location holds: its password and the values of its secret query parameters. */
+export function pgSecrets(raw: string, loc: PgLocation): string[] {
+  const out = loc.password ? [loc.password] : [];
+  try {
+    for (const [k, v] of new URL(raw).searchParams) if (SECRET_PARAMS.has(k) && v) out.push(v);
+  } catch {
+    /* not a URL: parsePgUrl refused it */
+  }
+  return out;
+}
+
+/**
+ * `${env.NAME}` in the project file's `state:` URL, filled in from the environment: a value inside the URL is
+ * percent-encoded (a password may hold `@`, `:` or `/`); a value that is the whole `state:` is taken as it is.
+ * Returns the URL, or the problem.
+ */
+export function fillEnv(text: string, env: NodeJS.ProcessEnv): { value?: string; problem?: string } {
+  const whole = /^\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(text);
+  let problem: string | undefined;
+  const take = (name: string) => {
+    const v = env[name];
+    if (v === undefined) problem ??= `environment variable ${name} is not set (\${env.${name}})`;
+    return v ?? '';
+  };
+  if (whole) return { value: take(whole[1]), problem };
+  const value = text.replace(/\$\{([^}]*)\}/g, (all, expr: string) => {
+    const m = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
+    if (!m) {
+      problem ??= `\${${expr}}: only \${env.NAME} can be used in a state URL`;
+      return all;
+    }
+    return encodeURIComponent(take(m[1]));
+  });
+  return { value, problem };
+}

