@@ -131,6 +131,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--fault-on <which>', 'all requests (default) or only writes')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
     .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
+    .option('--rate-limit <rps>', 'answer 429 past RPS requests a second (token bucket, burst RPS); /PREFIX=RPS limits the paths under PREFIX (repeatable)', collect)
     .action(async (flags) => { code = await (await commands.emulator()).emulatorCommand(flags, io, stop); });
 
   try {
