@@ -141,7 +141,7 @@ export class Client {
       if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) throw notStarted();
       let ticket: Ticket;
       try {
-        ticket = await this.limiter.acquire(path, this.opts.runDeadlineAt);
+        ticket = await this.limiter.acquire(path);
       } catch {
         throw notStarted(); // the deadline passed while it waited for its turn
       }
@@ -218,6 +218,7 @@ export class Client {
   private watchDeadline(): void {
     if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
     this.deadlineTimer = setTimeout(() => {
+      this.limiter.abandonWaiting();
       for (const abandon of this.waiting) abandon(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
     }, Math.max(0, this.opts.runDeadlineAt - Date.now()));
     this.deadlineTimer.unref();

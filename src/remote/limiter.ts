@@ -39,7 +39,6 @@ interface Waiter {
   family: string;
   resolve: (t: Ticket) => void;
   reject: (e: Error) => void;
-  timer?: NodeJS.Timeout;
 }
 
 export class Limiter {
@@ -68,24 +67,22 @@ export class Limiter {
   }
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
-  acquire(path: string, deadlineAt?: number): Ticket | Promise<Ticket> {
+  acquire(path: string): Ticket | Promise<Ticket> {
     const family = familyOf(path);
     if (!this.queue.length) {
       const ticket = this.tryStart(family, this.now());
       if (typeof ticket !== 'number') return ticket;
     }
     return new Promise<Ticket>((resolve, reject) => {
-      const waiter: Waiter = { family, resolve, reject };
-      if (deadlineAt !== undefined) {
-        waiter.timer = setTimeout(() => {
-          this.queue.splice(this.queue.indexOf(waiter), 1);
-          if (!this.queue.length) clearTimeout(this.timer);
-          reject(new NotStarted('the run passed its --deadline while the request waited for its turn; it was not sent'));
-        }, Math.max(0, deadlineAt - Date.now()));
-      }
-      this.queue.push(waiter);
+      this.queue.push({ family, resolve, reject });
       this.pump();
     });
+  }
+
+  /** The run is out of time: every request still waiting for its turn is refused, never sent. */
+  abandonWaiting(): void {
+    clearTimeout(this.timer);
+    for (const w of this.queue.splice(0)) w.reject(new NotStarted('the run passed its --deadline while the request waited for its turn; it was not sent'));
   }
 
   /**
@@ -167,7 +164,6 @@ export class Limiter {
       const ticket = this.tryStart(w.family, now);
       if (typeof ticket !== 'number') {
         this.queue.splice(i, 1);
-        clearTimeout(w.timer);
         w.resolve(ticket);
         continue;
       }

@@ -50,6 +50,18 @@ describe('a platform that sends X-RateLimit headers', () => {
   });
 });
 
+describe('the run\'s --deadline', () => {
+  it('refuses the requests still waiting for their turn: they are never sent', async () => {
+    // One request a second: the second waits for the allowance the first answer showed spent, past the deadline.
+    emu = await emulator({ vods: vods(3) }, { rateLimits: [{ prefix: '', rps: 1 }] });
+    const dir = testdir({ 'vods.yaml': vodDocs(3) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--deadline', '1', '--concurrency', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the run passed its --deadline; no new request was started/);
+    expect(emu.calls().map((c) => c.status)).toEqual([200]);
+  });
+});
+
 describe('--max-rps', () => {
   it('no second of the platform\'s log holds more than N requests', async () => {
     emu = await emulator({ vods: vods(40) });
