@@ -1,18 +1,27 @@
 // The benchmark's emulator, in a process of its own (bench/run.ts forks it): a server does not share its heap or
 // its thread with the client that measures it. Talks to the parent over IPC: {url} once started; on {stats} it
-// answers its request counts, on {latency} it changes the latency (it starts without, for the warm-up), on {close}
-// it stops.
+// answers its request counts, on {latency} it changes the latency (it starts without, for the warm-up), on
+// {rateLimits} it sets its rate limits (--rate-limit values; full buckets) and forgets the calls so far, on
+// {busiest} it answers the most calls that arrived in any one second since, on {close} it stops.
 import { readFileSync } from 'node:fs';
+import { busiestSecond } from '../dist/emulator/calls.js';
+import { parseRateRules } from '../dist/emulator/rate-limit.js';
 import { startEmulator } from '../dist/emulator/server.js';
 
 const [seedFile] = process.argv.slice(2);
-const emu = await startEmulator({ port: 0, seed: { text: readFileSync(seedFile, 'utf8'), file: seedFile }, latencyMs: 0 });
+const emu = await startEmulator({ port: 0, seed: { text: readFileSync(seedFile, 'utf8'), file: seedFile }, latencyMs: 0, callLogSize: 100_000 });
 process.on('message', async (m) => {
-  if (m.stats) process.send({ stats: { reads: emu.stats.reads, writes: emu.stats.writes } });
+  if (m.stats) process.send({ stats: { reads: emu.stats.reads, writes: emu.stats.writes, limited: emu.stats.limited } });
   if (m.latency !== undefined) {
     emu.setLatency(m.latency);
     process.send({ ok: true });
   }
+  if (m.rateLimits) {
+    emu.setRateLimits(parseRateRules(m.rateLimits));
+    emu.clearCalls();
+    process.send({ ok: true });
+  }
+  if (m.busiest) process.send({ busiest: busiestSecond(emu.calls()), dropped: emu.callLog.dropped });
   if (m.close) {
     await emu.close();
     process.exit(0);

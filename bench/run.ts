@@ -1,6 +1,6 @@
 // npm run bench: a configuration of N mixed documents against the emulator at 20 ms latency, concurrency 16:
 // plan, a bare GET loop of as many requests (the transport reference), apply (1% changed), no-op plan; then a
-// CPU-only plan at latency 0, and a naive one-at-a-time baseline.
+// CPU-only plan at latency 0, and a naive one-at-a-time baseline; and the plan under rate limits (bench/rate.ts).
 // Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
 // another (bench/emulator.mjs), as a server would.
 import { fork, spawn } from 'node:child_process';
@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { builtinKinds } from '../src/kinds/registry.js';
 import { readPath } from '../src/kinds/paths.js';
+import { rateLimitSteps } from './rate.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -90,7 +91,8 @@ async function forkEmulator(seedText: string, dir: string, latency: number) {
   await reply({ latency });
   return {
     url,
-    stats: async () => (await reply<{ stats: { reads: number; writes: number } }>({ stats: true })).stats,
+    ask: reply,
+    stats: async () => (await reply<{ stats: { reads: number; writes: number; limited: number } }>({ stats: true })).stats,
     close: () => new Promise<void>((done) => {
       child.once('exit', () => done());
       child.send({ close: true });
@@ -144,6 +146,7 @@ async function main() {
   log(`${'step'.padEnd(26)} ${'wall ms'.padStart(7)} ${'floor'.padStart(7)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(6)} ${'rss MB'.padStart(6)} ${'reads'.padStart(6)} ${'writes'.padStart(6)}\n`);
   const emu = await forkEmulator(seedText, dir, LATENCY);
   const rows = [];
+  let rate;
   try {
     const plan = await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]);
     rows.push(plan);
@@ -151,6 +154,7 @@ async function main() {
     rows.push(await step('bare GET loop (reference)', emu, LATENCY, CONCURRENCY, [pathsFile, String(plan.reads + plan.writes)], 'bench/bare-loop.mjs'));
     rows.push(await step('apply (1% changed)', emu, LATENCY, CONCURRENCY, ['apply', dir, '--state', state, '--yes']));
     rows.push(await step('no-op plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
+    rate = await rateLimitSteps(emu, run, ['plan', dir, '--state', state, '--concurrency', String(CONCURRENCY)]);
   } finally {
     await emu.close();
   }
@@ -181,10 +185,12 @@ async function main() {
     plan_rss_at_most_300mb: plan.max_rss_mb <= 300,
     noop_zero_writes: noop.writes === 0,
     apply_one_write_per_change: apply.writes === changed,
+    ...rate!.targets,
   };
-  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, targets };
+  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, targets };
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
+    log(rate!.table);
     log(`\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${result.naive_speedup}x faster\n\ntargets:\n`);
     for (const [name, ok] of Object.entries(targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   }

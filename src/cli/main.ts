@@ -38,7 +38,8 @@ const platformOptions = () => [
   new Option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)'),
   new Option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)'),
   new Option('--state <file|url>', 'state file (default DIR/.tapedeck/<env>.state.json) or postgres:// URL (env TAPEDECK_STATE_URL)'),
-  new Option('--concurrency <n>', 'parallel requests (default 8)'),
+  new Option('--concurrency <n>', 'parallel requests at most (default 8; halved after a 429, regained as requests succeed)'),
+  new Option('--max-rps <n>', 'at most N requests reach the platform in any one second'),
   new Option('--timeout <seconds>', 'per-request timeout (default 30)'),
   new Option('--retries <n>', 'retries of a failed read or idempotent write (default 4)'),
   new Option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)'),
@@ -143,6 +144,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--fault-on <which>', 'all requests (default) or only writes')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
     .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
+    .option('--rate-limit <rps>', 'answer 429 past RPS requests a second (token bucket, burst RPS); /PREFIX=RPS limits the paths under PREFIX (repeatable)', collect)
     .action(async (flags) => { code = await (await commands.emulator()).emulatorCommand(flags, io, stop); });
 
   try {

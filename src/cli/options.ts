@@ -22,6 +22,7 @@ export interface CommonFlags {
   env?: string;
   state?: string;
   concurrency?: string;
+  maxRps?: string;
   timeout?: string;
   retries?: string;
   retryDeadline?: string;
@@ -47,6 +48,8 @@ export interface RunOptions {
   /** where the state is: a file, or a PostgreSQL database (one row per environment) */
   state: StateLocation;
   concurrency: number;
+  /** at most this many request starts in any one second (--max-rps); none: as the platform allows */
+  maxRps?: number;
   timeoutMs: number;
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
@@ -229,6 +232,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const defaults = project?.defaults ?? {};
   const number = (name: string, raw: string | undefined, fallback: number, min = 1) => check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
+  const maxRps = f.maxRps === undefined ? undefined : number('--max-rps', f.maxRps, 1);
   const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
   const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
@@ -255,6 +259,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
     state,
     concurrency,
+    maxRps,
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,

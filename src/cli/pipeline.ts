@@ -88,6 +88,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     baseUrl: url.href,
     token: opts.token(),
     concurrency: opts.concurrency,
+    maxRps: opts.maxRps,
     timeoutMs: opts.timeoutMs,
     maxAttempts: opts.maxAttempts,
     deadlineMs: opts.deadlineMs,

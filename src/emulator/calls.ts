@@ -11,6 +11,8 @@ export interface Call {
   /** arrival order, from 1 over the emulator's life (calls that fell out of the ring keep their numbers) */
   seq: number;
   method: string;
+  /** when it arrived: milliseconds since the epoch, to a fraction (for rates: how many in any one second) */
+  at: number;
   /** the request target as received: path and query string, percent-encoding kept */
   path: string;
   /** the method is a write (anything but GET and HEAD), whether or not it took effect */
@@ -25,6 +27,17 @@ export interface Call {
   created?: string;
   /** the fault injected into this request, if any */
   fault?: FaultKind;
+}
+
+/** The most calls that arrived within any one second (a window of 1000 ms, its end left out). */
+export function busiestSecond(calls: readonly Pick<Call, 'at'>[]): number {
+  const at = calls.map((c) => c.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < at.length; i++) {
+    while (j < at.length && at[j] < at[i] + 1000) j++;
+    most = Math.max(most, j - i);
+  }
+  return most;
 }
 
 export class CallLog {
@@ -42,7 +55,7 @@ export class CallLog {
 
   /** Records a request as it arrives; the caller fills in the rest of the entry as it is handled. */
   arrive(method: string, path: string): Call {
-    const call: Call = { seq: ++this.arrivals, method, path, write: method !== 'GET' && method !== 'HEAD', status: null, answered: null, stored: false };
+    const call: Call = { seq: ++this.arrivals, at: performance.timeOrigin + performance.now(), method, path, write: method !== 'GET' && method !== 'HEAD', status: null, answered: null, stored: false };
     if (this.ring.length < this.capacity) {
       this.ring.push(call);
     } else {

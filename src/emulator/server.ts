@@ -1,11 +1,12 @@
-// The emulator's HTTP side: routing from the kind table, bearer auth, body limits, latency, fault injection and
-// the call log.
+// The emulator's HTTP side: routing from the kind table, bearer auth, body limits, rate limits, latency, fault
+// injection and the call log.
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { CALLS_PATH, CallLog, type Call } from './calls.js';
 import { ApiFault, bad, type FaultKind } from './fault.js';
 import { toJson } from './json.js';
+import { RateLimits, type RateRule } from './rate-limit.js';
 import { findRoute, routes } from './routes.js';
 import { keyOf, Store } from './store.js';
 
@@ -29,6 +30,10 @@ export interface EmulatorOptions {
   faultOn?: 'all' | 'writes';
   /** how many calls the call log keeps (the last ones; default 10,000) */
   callLogSize?: number;
+  /** token buckets (--rate-limit): a request finding one of its buckets empty is answered 429 */
+  rateLimits?: RateRule[];
+  /** false: a 429 says only Retry-After, and no answer says X-RateLimit-* (a platform that publishes nothing) */
+  rateLimitHeaders?: boolean;
 }
 
 /** mulberry32: a tiny seeded PRNG, so a fault test run is reproducible with --fault-seed. */
@@ -50,6 +55,8 @@ export interface EmulatorStats {
   reads: number;
   writes: number;
   faults: Record<FaultKind, number>;
+  /** requests refused with 429 by the rate limits (not counted in reads and writes) */
+  limited: number;
 }
 
 type Reply = { status: number; body: unknown; headers?: Record<string, string> } | 'drop';
@@ -70,6 +77,8 @@ export interface Emulator {
   server: Server;
   /** changes the latency of the answers from now on (the benchmark warms the emulator up without it) */
   setLatency(ms: number): void;
+  /** replaces the rate limits from now on, with full buckets (the benchmark warms the emulator up without them) */
+  setRateLimits(rules: RateRule[]): void;
   close(): Promise<void>;
 }
 
@@ -132,11 +141,15 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   let latency = opts.latencyMs ?? 0;
   const table = routes();
   const random = seededRandom(opts.faultSeed ?? Date.now());
-  const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 } };
+  const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 }, limited: 0 };
   const callLog = new CallLog(opts.callLogSize);
+  let limits = new RateLimits(opts.rateLimits ?? []);
 
-  /** What to answer a request; the answer is sent (or the connection dropped) once the latency has passed. */
-  const handle = async (req: IncomingMessage, call: Call | undefined): Promise<Reply> => {
+  /**
+   * What to answer a request; the answer is sent (or the connection dropped) once the latency has passed.
+   * `headers` receives the rate-limit headers, sent with whatever the answer turns out to be.
+   */
+  const handle = async (req: IncomingMessage, call: Call | undefined, headers: Record<string, string>): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const auth = req.headers.authorization ?? '';
     const raw = await readBody(req);
@@ -145,6 +158,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     const method = req.method ?? 'GET';
     if (url.pathname === CALLS_PATH && method === 'GET') return { status: 200, body: callLog.snapshot() };
+    // Limited as the platform limits a customer: after authentication, before anything is handled.
+    const admission = limits.admit(url.pathname);
+    const retryAfter = admission.headers['retry-after'];
+    Object.assign(headers, opts.rateLimitHeaders !== false ? admission.headers : retryAfter ? { 'retry-after': retryAfter } : {});
+    if (!admission.admitted) {
+      stats.limited++;
+      return { status: 429, body: new ApiFault('resource_exhausted', 'rate limit exceeded; retry after the time in Retry-After').body() };
+    }
     const { route: r, params } = findRoute(table, method, url.pathname);
     if (r.write) stats.writes++;
     else stats.reads++;
@@ -180,13 +201,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     // The request target as received; reading the log is not logged (it would fill the log it reads).
     const target = req.url ?? '/';
     const call = target.split('?')[0] === CALLS_PATH ? undefined : callLog.arrive(req.method ?? 'GET', target);
-    void handle(req, call).catch(failed).then(async (reply) => {
+    const limitHeaders: Record<string, string> = {};
+    void handle(req, call, limitHeaders).catch(failed).then(async (reply) => {
       // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
       const text = reply === 'drop' ? '' : toJson(reply.body);
       if (latency) await sleepUntil(arrived + latency);
       if (call) callLog.answer(call, reply === 'drop' ? null : reply.status);
       if (reply === 'drop') req.socket.destroy();
-      else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, reply.headers);
+      else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, { ...limitHeaders, ...reply.headers });
     });
   });
   server.keepAliveTimeout = 5000;
@@ -208,6 +230,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     server,
     setLatency: (ms) => {
       latency = ms;
+    },
+    setRateLimits: (rules) => {
+      limits = new RateLimits(rules);
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

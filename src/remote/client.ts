@@ -1,18 +1,22 @@
 // The only HTTP client: undici over a keep-alive pool, bearer auth, timeouts, retries with backoff and jitter for
-// calls that are safe to repeat, and JSON errors turned into ApiError. Everything a server sends is untrusted: the
-// token is masked in every answer, server text is cleaned before it can reach an output, answers are size-capped,
-// and no request starts after the run's deadline.
+// calls that are safe to repeat, requests paced to the platform's rate limits (limiter.ts), and JSON errors turned
+// into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
+// before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
 import { Secrets, serverText } from '../report/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
+import { Limiter, type Ticket } from './limiter.js';
+import { retryAfterMs } from './quota.js';
 
 export interface ClientOptions {
   baseUrl: string;
   token: string;
   concurrency: number;
+  /** at most this many requests start in any one second (--max-rps) */
+  maxRps?: number;
   /** per attempt */
   timeoutMs: number;
   /** attempts for a call that may be repeated (GET, PUT, PATCH) */
@@ -103,6 +107,8 @@ export class Client {
   private readonly waiting = new Set<(why: Abandoned) => void>();
   /** one timer for the run's deadline, started with the first request (not one per request) */
   private deadlineTimer?: NodeJS.Timeout;
+  /** when each attempt may start: every lane of the run shares it */
+  readonly limiter: Limiter;
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
@@ -111,6 +117,7 @@ export class Client {
     this.prefix = url.pathname.replace(/\/$/, '');
     // One pool for the one origin: requests name only their path, and can never reach another host.
     this.pool = new Pool(this.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
+    this.limiter = new Limiter({ concurrency: opts.concurrency, maxRps: opts.maxRps, debug: opts.debug });
     const read = { authorization: `Bearer ${opts.token}`, accept: 'application/json' };
     this.headers = { read, write: { ...read, 'content-type': 'application/json' } };
   }
@@ -129,13 +136,18 @@ export class Client {
     const started = Date.now();
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
+    const notStarted = () => new ApiError(method, path, 0, DEADLINE, 'the run passed its --deadline; no new request was started', mayHaveApplied);
     for (let attempt = 1; ; attempt++) {
-      if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) {
-        throw new ApiError(method, path, 0, DEADLINE, 'the run passed its --deadline; no new request was started', mayHaveApplied);
+      if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) throw notStarted();
+      let ticket: Ticket;
+      try {
+        ticket = await this.limiter.acquire(path);
+      } catch {
+        throw notStarted(); // the deadline passed while it waited for its turn
       }
       let outcome: Response | ApiError;
       try {
-        outcome = await this.once(method, path, body);
+        outcome = await this.once(method, path, body, ticket);
       } catch (e) {
         outcome = e as ApiError;
       }
@@ -158,7 +170,7 @@ export class Client {
     }
   }
 
-  private async once(method: string, path: string, body?: JsonObject): Promise<Response> {
+  private async once(method: string, path: string, body: JsonObject | undefined, ticket: Ticket): Promise<Response> {
     if (method === 'GET') this.counts.reads++;
     else this.counts.writes++;
     const t0 = Date.now();
@@ -166,6 +178,7 @@ export class Client {
     try {
       reply = await this.exchange(method, path, body);
     } catch (e) {
+      this.limiter.settle(ticket);
       const code = (e as { code?: string }).code ?? 'network_error';
       this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
       // A write abandoned after it was sent may have taken effect all the same.
@@ -177,6 +190,7 @@ export class Client {
       throw new ApiError(method, path, 0, timeout ? 'timeout' : 'connection_failed',
         timeout ? `no response within ${this.opts.timeoutMs} ms` : `the connection failed (${code})`, method !== 'GET');
     }
+    this.limiter.settle(ticket, { status: reply.status, headers: reply.headers, retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs) });
     this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Date.now() - t0} ms)`);
     let json: unknown = {};
     if (reply.text) {
@@ -204,6 +218,7 @@ export class Client {
   private watchDeadline(): void {
     if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
     this.deadlineTimer = setTimeout(() => {
+      this.limiter.abandonWaiting();
       for (const abandon of this.waiting) abandon(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
     }, Math.max(0, this.opts.runDeadlineAt - Date.now()));
     this.deadlineTimer.unref();
@@ -270,10 +285,6 @@ export class Client {
     let message = isObject(json) && typeof json.message === 'string' ? serverText(json.message, this.secrets) : `HTTP ${status}`;
     if (status === 401 || status === 403) message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
     if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.origin}`;
-    const err = new ApiError(method, path, status, code, message) as ApiError & { retryAfterMs?: number };
-    const ra = res.headers['retry-after'];
-    const seconds = Number(Array.isArray(ra) ? ra[0] : ra);
-    if (ra !== undefined && Number.isFinite(seconds)) err.retryAfterMs = Math.min(seconds * 1000, this.opts.deadlineMs);
-    return err;
+    return Object.assign(new ApiError(method, path, status, code, message), { retryAfterMs: retryAfterMs(res.headers, this.opts.deadlineMs) });
   }
 }

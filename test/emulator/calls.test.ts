@@ -29,6 +29,7 @@ async function outcome(e: Emulator, method: string, path: string, body?: unknown
 describe('the call log', () => {
   it('records every request in arrival order: method, path with query, status, whether it wrote', async () => {
     emu = await emulator({ offers: [{ id: 'o1', project_id: 'p' }], events: [{ id: 'e1', project_id: 'p', title: 'T' }] });
+    const started = Date.now();
     await call(emu, 'GET', '/monetization/offers/v1/o1');
     await call(emu, 'GET', '/monetization/offers/v1?project_id=p&page_size=2');
     const made = await call(emu, 'POST', '/monetization/offers/v1', { project_id: 'p', name: 'body-text-never-logged' });
@@ -39,16 +40,20 @@ describe('the call log', () => {
     await call(emu, 'GET', '/streaming/vods/v1/missing');
 
     expect(emu.calls()).toEqual([
-      { seq: 1, method: 'GET', path: '/monetization/offers/v1/o1', write: false, status: 200, answered: 1, stored: false },
-      { seq: 2, method: 'GET', path: '/monetization/offers/v1?project_id=p&page_size=2', write: false, status: 200, answered: 2, stored: false },
-      { seq: 3, method: 'POST', path: '/monetization/offers/v1', write: true, status: 200, answered: 3, stored: true, created: made.body.offer.id },
-      { seq: 4, method: 'PATCH', path: '/monetization/offers/v1/o1', write: true, status: 400, answered: 4, stored: false },
-      { seq: 5, method: 'POST', path: '/cms/events/v1/e1/duplicate', write: true, status: 200, answered: 5, stored: true, created: dup.body.event.id },
-      { seq: 6, method: 'PUT', path: '/iam/auth/v1/policies/o/organization', write: true, status: 401, answered: 6, stored: false },
-      { seq: 7, method: 'DELETE', path: '/monetization/offers/v1/o1', write: true, status: 404, answered: 7, stored: false },
-      { seq: 8, method: 'GET', path: '/streaming/vods/v1/missing', write: false, status: 404, answered: 8, stored: false },
+      { seq: 1, at: expect.any(Number), method: 'GET', path: '/monetization/offers/v1/o1', write: false, status: 200, answered: 1, stored: false },
+      { seq: 2, at: expect.any(Number), method: 'GET', path: '/monetization/offers/v1?project_id=p&page_size=2', write: false, status: 200, answered: 2, stored: false },
+      { seq: 3, at: expect.any(Number), method: 'POST', path: '/monetization/offers/v1', write: true, status: 200, answered: 3, stored: true, created: made.body.offer.id },
+      { seq: 4, at: expect.any(Number), method: 'PATCH', path: '/monetization/offers/v1/o1', write: true, status: 400, answered: 4, stored: false },
+      { seq: 5, at: expect.any(Number), method: 'POST', path: '/cms/events/v1/e1/duplicate', write: true, status: 200, answered: 5, stored: true, created: dup.body.event.id },
+      { seq: 6, at: expect.any(Number), method: 'PUT', path: '/iam/auth/v1/policies/o/organization', write: true, status: 401, answered: 6, stored: false },
+      { seq: 7, at: expect.any(Number), method: 'DELETE', path: '/monetization/offers/v1/o1', write: true, status: 404, answered: 7, stored: false },
+      { seq: 8, at: expect.any(Number), method: 'GET', path: '/streaming/vods/v1/missing', write: false, status: 404, answered: 8, stored: false },
     ]);
     expect(emu.writes().map((c) => c.seq)).toEqual([3, 4, 5, 6, 7]);
+    // Arrival times are the wall clock's, in order (a rate is read off them).
+    const at = emu.calls().map((c) => c.at);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(Math.abs(at[0] - started)).toBeLessThan(60_000);
     const text = JSON.stringify(emu.calls());
     expect(text).not.toContain('body-text-never-logged');
     expect(text).not.toContain('dev-token');
@@ -121,7 +126,7 @@ describe('the call log', () => {
     expect((await call(emu, 'POST', CALLS_PATH, {})).status).toBe(404);
     const res = await call(emu, 'GET', CALLS_PATH);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ calls: [{ seq: 1, method: 'GET', path: '/cms/events/v1', write: false, status: 200, answered: 1, stored: false }], dropped: 0, capacity: 5 });
+    expect(res.body).toEqual({ calls: [{ seq: 1, at: expect.any(Number), method: 'GET', path: '/cms/events/v1', write: false, status: 200, answered: 1, stored: false }], dropped: 0, capacity: 5 });
     expect(emu.stats).toMatchObject({ reads: 1, writes: 0 });
   });
 });

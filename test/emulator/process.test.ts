@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/server.js';
 import { runCli } from '../helpers/cli.js';
-import { call, emulator } from '../helpers/emulator.js';
+import { call, emulator, emulatorCommand } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let emu: Emulator | undefined;
@@ -66,19 +66,10 @@ describe('the emulator command', () => {
   it('serves until stopped, with the seed and tokens given', async () => {
     const dir = tmp();
     writeFileSync(join(dir, 'seed.yaml'), 'vods: [{id: v1, project_id: p, name: Replay}]\n');
-    let stop!: () => void;
-    const stopped = new Promise<void>((r) => { stop = r; });
-    let out = '';
-    const { main } = await import('../../src/cli/main.js');
-    const running = main(['emulator', '--port', '0', '--seed', 'seed.yaml', '--token', 'abc'], {
-      out: (t) => { out += t; }, err: () => {}, env: {}, cwd: dir, isTTY: false,
-    }, stopped);
-    for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 10));
-    const url = /listening on (\S+)/.exec(out)![1];
+    const { url, stop } = await emulatorCommand(['--port', '0', '--seed', 'seed.yaml', '--token', 'abc'], dir);
     const res = await fetch(`${url}/streaming/vods/v1/v1`, { headers: { authorization: 'Bearer abc' } });
     expect((await res.json()).vod.name).toBe('Replay');
-    stop();
-    expect(await running).toBe(0);
+    expect(await stop()).toBe(0);
   });
 });
 

@@ -1,3 +1,4 @@
+import { main } from '../../src/cli/main.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 
 export type Seed = Record<string, unknown[]>;
@@ -22,4 +23,15 @@ export async function call(emu: Emulator, method: string, path: string, body?: u
     json = text;
   }
   return { status: res.status, body: json, headers: res.headers };
+}
+
+/** `tapedeck emulator ARGS` run in-process until stopped: its URL once it listens, and `stop` for its exit code. */
+export async function emulatorCommand(args: string[], cwd: string): Promise<{ url: string; stop: () => Promise<number> }> {
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => { stop = r; });
+  let out = '';
+  const running = main(['emulator', ...args], { out: (t) => { out += t; }, err: () => {}, env: {}, cwd, isTTY: false }, stopped);
+  for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 10));
+  const url = /listening on (\S+)/.exec(out)![1];
+  return { url, stop: () => { stop(); return running; } };
 }

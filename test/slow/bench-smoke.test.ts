@@ -22,4 +22,9 @@ it('npm run bench --n 400 reports every step and its request counts', async () =
   expect(noop.writes).toBe(0);
   expect(plan.reads).toBeLessThan(400);
   expect(result.targets).toMatchObject({ noop_zero_writes: true, apply_one_write_per_change: true });
+  // The rate-limit rows: the same plan, served in full against the emulator's limit and under --max-rps.
+  const [limited, capped] = result.rate_limits;
+  expect(limited).toMatchObject({ step: 'plan, emulator at 200 rps', served: plan.reads });
+  expect(capped).toMatchObject({ step: 'plan, --max-rps 300', served: plan.reads, answered_429: 0 });
+  expect(capped.busiest_second).toBeLessThanOrEqual(300);
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseRateRules } from '../../emulator/rate-limit.js';
 import { startEmulator } from '../../emulator/server.js';
 import { SeedError } from '../../emulator/store.js';
 import { UserError } from '../../errors.js';
@@ -18,6 +19,7 @@ export interface EmulatorFlags {
   retryAfter?: string;
   maxPageSize?: string;
   faultOn?: string;
+  rateLimit?: string[];
 }
 
 function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -25,6 +27,14 @@ function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAF
   const n = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw new UserError(`${name} must be a number from 0 to ${max}, not ${JSON.stringify(raw)}`);
   return n;
+}
+
+function rateLimits(raws: string[] | undefined) {
+  try {
+    return parseRateRules(raws ?? []);
+  } catch (e) {
+    throw new UserError((e as Error).message);
+  }
 }
 
 function faultOn(raw: string | undefined): 'all' | 'writes' | undefined {
@@ -55,6 +65,7 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
       faultSeed: nonNegative('--fault-seed', flags.faultSeed),
       retryAfter: nonNegative('--retry-after', flags.retryAfter),
       faultOn: faultOn(flags.faultOn),
+      rateLimits: rateLimits(flags.rateLimit),
       maxPageSize: flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
     });
   } catch (e) {

@@ -1,0 +1,82 @@
+// The client under the platform's rate limits (the emulator's --rate-limit): an apply that meets 429s converges with
+// every resource written exactly once; with X-RateLimit-* headers it paces itself instead of meeting them; --max-rps
+// holds the rate the platform receives under its cap in every second, as the emulator's call log shows.
+import { afterEach, describe, expect, it } from 'vitest';
+import { busiestSecond } from '../../src/emulator/calls.js';
+import type { Emulator } from '../../src/emulator/server.js';
+import { against, runCli, testdir } from '../helpers/cli.js';
+import { emulator } from '../helpers/emulator.js';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.close();
+  emu = undefined;
+});
+
+const vods = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `v${i}`, project_id: 'p', name: `Vod ${i}` }));
+const vodDocs = (n: number, name = (i: number) => `Vod ${i}`) => Array.from({ length: n }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `v${i}`, spec: { name: name(i) } }));
+const offerDocs = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}`, priority: i } }));
+const refused = (e: Emulator) => e.calls().filter((c) => c.status === 429);
+
+describe('an apply that meets 429s (a platform that publishes no X-RateLimit headers)', () => {
+  it('converges: every resource written once, creates included; the 429s are a first burst, not a storm', async () => {
+    emu = await emulator({ vods: vods(2) }, { rateLimits: [{ prefix: '', rps: 6 }], rateLimitHeaders: false });
+    const dir = testdir({ 'offers.yaml': offerDocs(4), 'vods.yaml': vodDocs(2, (i) => `Renamed ${i}`) });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 6, failed: 0, unknown: 0, skipped: 0 });
+    const stored = emu.writes().filter((c) => c.stored);
+    // Each create made one offer, each update wrote once: nothing lost, nothing twice.
+    expect(stored.filter((c) => c.method === 'POST')).toHaveLength(4);
+    expect(new Set(stored.map((c) => c.created ?? c.path)).size).toBe(6);
+    expect(stored.filter((c) => c.method === 'PATCH').map((c) => c.path).sort()).toEqual(['/streaming/vods/v1/v0', '/streaming/vods/v1/v1']);
+    expect(emu.store.collections.get('offers')!.size).toBe(4);
+    // Writes were refused on the way (so sent again), but a 429 halves the requests on the wire and pauses them
+    // all: fewer refusals than the requests that had to go through.
+    expect(refused(emu).some((c) => c.write)).toBe(true);
+    expect(refused(emu).length).toBeLessThan(emu.calls().length - refused(emu).length);
+  });
+});
+
+describe('a platform that sends X-RateLimit headers', () => {
+  it('is paced by them: a plan of twice the burst meets no 429', async () => {
+    emu = await emulator({ vods: vods(40) }, { rateLimits: [{ prefix: '', rps: 20 }] });
+    const dir = testdir({ 'vods.yaml': vodDocs(40) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '8'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ noop: 40 });
+    expect(emu.calls()).toHaveLength(40);
+    expect(refused(emu)).toEqual([]);
+  });
+});
+
+describe('the run\'s --deadline', () => {
+  it('refuses the requests still waiting for their turn: they are never sent', async () => {
+    // One request a second: the second waits for the allowance the first answer showed spent, past the deadline.
+    emu = await emulator({ vods: vods(3) }, { rateLimits: [{ prefix: '', rps: 1 }] });
+    const dir = testdir({ 'vods.yaml': vodDocs(3) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--deadline', '1', '--concurrency', '1'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the run passed its --deadline; no new request was started/);
+    expect(emu.calls().map((c) => c.status)).toEqual([200]);
+  });
+});
+
+describe('--max-rps', () => {
+  it('no second of the platform\'s log holds more than N requests', async () => {
+    emu = await emulator({ vods: vods(40) });
+    const dir = testdir({ 'vods.yaml': vodDocs(40) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '20'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(emu.calls()).toHaveLength(40);
+    expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(20);
+  });
+
+  it.each([['abc'], ['0'], ['-1'], ['1.5']])('--max-rps %s is refused, nothing sent', async (value) => {
+    emu = await emulator({ vods: vods(1) });
+    const dir = testdir({ 'vods.yaml': vodDocs(1) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--max-rps', value], { cwd: dir });
+    expect(run).toMatchObject({ code: 1, stdout: '', stderr: `error: --max-rps must be a whole number of at least 1, not "${value}"\n` });
+    expect(emu.calls()).toEqual([]);
+  });
+});
