@@ -8,12 +8,15 @@
 //   as long as its Retry-After says;
 // - the platform's own numbers when it sends X-RateLimit-* headers (quota.ts): a request starts only when the
 //   estimated remaining allowance has room for it;
+// - without them, a rate learnt from the 429s themselves (pace.ts): starts are paced to just below what the platform
+//   accepted between two 429s, probing upward while none comes;
 // - --max-rps N: at most N requests reach the platform in any one second, as the platform counts them. It receives a
 //   request some time between its start and its answer, so a request counts from its start until one second after
 //   its answer: a new one starts only while fewer than N count. (Counting starts alone, a platform that stalled for a
 //   moment would count a second's requests and the burst that came late in one second.)
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
 import type { IncomingHttpHeaders } from 'node:http';
+import { LearntRate } from './pace.js';
 import { familyOf, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
 
 export interface LimiterOptions {
@@ -30,6 +33,8 @@ export interface LimiterOptions {
 export interface Ticket extends Started {
   family: string;
   generation: number;
+  /** when it started (ms, monotonic) */
+  startedAt: number;
 }
 
 /** The run's deadline passed while the request waited for its turn: it was never sent. */
@@ -54,6 +59,8 @@ export class Limiter {
   /** a 429 without a named limit holds back every request until then */
   private pausedUntil = 0;
   private readonly quotas = new Quotas();
+  /** the rate learnt from 429s that named no limit */
+  readonly learnt = new LearntRate();
   /** when requests were answered within the last second, oldest first from `oldest` (for --max-rps) */
   private readonly answeredAt: number[] = [];
   private oldest = 0;
@@ -105,9 +112,12 @@ export class Limiter {
         quota.observe(h, ticket, now);
       }
       if (answer.status === 429) this.refused(ticket, quota, answer.retryAfterMs ?? h?.resetMs);
-      else if (++this.answeredInWindow >= this.window && this.window < this.opts.concurrency) {
-        this.window++;
-        this.answeredInWindow = 0;
+      else {
+        this.learnt.accepted(now);
+        if (++this.answeredInWindow >= this.window && this.window < this.opts.concurrency) {
+          this.window++;
+          this.answeredInWindow = 0;
+        }
       }
     }
     this.pump();
@@ -120,6 +130,9 @@ export class Limiter {
       else this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     }
     this.answeredInWindow = 0;
+    // A limit the answer did not name: its rate is learnt from what the platform accepted (pace.ts).
+    const rate = quota ? undefined : this.learnt.refused(now, ticket.startedAt);
+    if (rate !== undefined) this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
     if (ticket.generation !== this.generation) return;
     this.generation++;
     this.window = Math.max(1, Math.floor(this.window / 2));
@@ -133,8 +146,10 @@ export class Limiter {
     if (this.opts.maxRps !== undefined) wait = Math.max(wait, this.maxRpsWait(now, this.opts.maxRps));
     const quotas = this.quotas.route(family);
     for (const q of quotas) wait = Math.max(wait, q.waitMs(now));
+    wait = Math.max(wait, this.learnt.waitMs(now));
     if (wait > 0) return wait;
-    const ticket = { family, places: quotas.map((q) => q.start(now)), seq: ++this.started, before: this.onWire.size, generation: this.generation };
+    this.learnt.take(now);
+    const ticket = { family, places: quotas.map((q) => q.start(now)), seq: ++this.started, before: this.onWire.size, generation: this.generation, startedAt: now };
     this.onWire.add(ticket);
     return ticket;
   }

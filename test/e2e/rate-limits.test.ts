@@ -1,6 +1,7 @@
 // The client under the platform's rate limits (the emulator's --rate-limit): an apply that meets 429s converges with
-// every resource written exactly once; with X-RateLimit-* headers it paces itself instead of meeting them; --max-rps
-// holds the rate the platform receives under its cap in every second, as the emulator's call log shows.
+// every resource written exactly once; without headers it learns the rate from the 429s, with X-RateLimit-* headers it
+// paces itself instead of meeting them; --max-rps holds the rate the platform receives under its cap in every second,
+// as the emulator's call log shows.
 import { afterEach, describe, expect, it } from 'vitest';
 import { busiestSecond } from '../../src/emulator/calls.js';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -35,6 +36,23 @@ describe('an apply that meets 429s (a platform that publishes no X-RateLimit hea
     // all: fewer refusals than the requests that had to go through.
     expect(refused(emu).some((c) => c.write)).toBe(true);
     expect(refused(emu).length).toBeLessThan(emu.calls().length - refused(emu).length);
+  });
+});
+
+describe('a platform that publishes no rate limit, past its first burst', () => {
+  it('learns the rate from the 429s: few of them, every resource written exactly once', async () => {
+    emu = await emulator({ vods: vods(80) }, { rateLimits: [{ prefix: '', rps: 50 }], rateLimitHeaders: false });
+    const dir = testdir({ 'vods.yaml': vodDocs(80, (i) => `Renamed ${i}`) });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 80, failed: 0, unknown: 0 });
+    const stored = emu.writes().filter((c) => c.stored);
+    expect(stored).toHaveLength(80);
+    expect(new Set(stored.map((c) => c.path)).size).toBe(80);
+    // The first burst's 16 requests on the wire meet the limit together, then the halved window's 8 once more, which
+    // measures the rate; after that the 429s are few. (The client before: a round of them each time the window grew
+    // back to the limit, 52 of 292.)
+    expect(refused(emu).length).toBeLessThan(36);
   });
 });
 

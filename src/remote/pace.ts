@@ -1,0 +1,85 @@
+// The platform's rate when it publishes none (no X-RateLimit headers: the live platform's way). A window of requests
+// on the wire does not find a rate: each time the window reaches the limit, the requests in flight meet it together.
+// So 429s naming no limit teach a rate, and request starts are then paced to just below it (AIMD on the rate):
+// - the rate is what the platform accepted (answers that were not 429) between two 429s. A token bucket that refused
+//   both times was empty both times, so what it let through in between is its refill, whatever burst or pause came
+//   between. The first 429 only starts the measure: what came before it includes the bucket's first burst;
+// - starts are paced at RATE_SHARE of it, and the rate grows by GROWTH of itself per accepted answer (about 1% a
+//   second when the rate is used), so a limit that rises, or an estimate that came out low, is found again;
+// - a 429 to a request started before the last cut, or sooner than MIN_MEASURE_MS after it, is news already acted on;
+// - 429s that are not the rate's (a platform refusing at random) come however slowly we send, and each measure would
+//   then be lower than the last: the rate is never cut below FLOOR of the highest measured, so they cost a little
+//   speed, not all of it.
+
+/** Starts are paced at this share of the measured rate: room for the measure's error, fewer 429s to find it again. */
+export const RATE_SHARE = 0.95;
+/** Per accepted answer, the rate grows by this share of itself (1% a second at the rate). */
+export const GROWTH = 0.0001;
+/** The rate is never cut below this share of the highest rate measured */
+export const FLOOR = 0.85;
+/** Answers needed before a rate is learnt from them */
+const MIN_EVIDENCE = 3;
+/** Less time than this between two 429s measures too little */
+const MIN_MEASURE_MS = 250;
+/** Starts that may go at once after an idle moment: a burst only as long as the timer's granularity, no more */
+const BURST_SECONDS = 0.02;
+
+export class LearntRate {
+  /** starts per second, once learnt */
+  rate?: number;
+  /** the highest rate measured */
+  private peak = 0;
+  /** when the last 429 that counted came, and the answers accepted since */
+  private cutAt?: number;
+  private acceptedSinceCut = 0;
+  private tokens = 0;
+  private at = 0;
+
+  /** An answer that was not a 429, at `now`. */
+  accepted(now: number): void {
+    this.acceptedSinceCut++;
+    if (this.rate === undefined) return;
+    this.refill(now);
+    this.rate *= 1 + GROWTH;
+  }
+
+  /**
+   * A 429 naming no limit, at `now`, to a request started at `startedAt`. Returns the new rate when it was cut, for
+   * the debug line; undefined when the 429 was news already acted on or too little is known yet.
+   */
+  refused(now: number, startedAt: number): number | undefined {
+    if (this.cutAt !== undefined && (startedAt < this.cutAt || now - this.cutAt < MIN_MEASURE_MS)) return undefined;
+    const first = this.cutAt === undefined;
+    const measured = first ? 0 : (this.acceptedSinceCut * 1000) / (now - this.cutAt!);
+    const enough = this.acceptedSinceCut >= MIN_EVIDENCE;
+    this.cutAt = now;
+    this.acceptedSinceCut = 0;
+    if (first || !enough) return undefined;
+    this.peak = Math.max(this.peak, measured);
+    this.rate = Math.max(1, RATE_SHARE * Math.max(measured, FLOOR * this.peak));
+    // Nothing saved up: what the platform refused now, it has no room for.
+    this.tokens = 0;
+    this.at = now;
+    return this.rate;
+  }
+
+  /** Milliseconds until a request may start (0: now). */
+  waitMs(now: number): number {
+    if (this.rate === undefined) return 0;
+    this.refill(now);
+    return this.tokens >= 1 ? 0 : ((1 - this.tokens) * 1000) / this.rate;
+  }
+
+  /** A request starts now. */
+  take(now: number): void {
+    if (this.rate === undefined) return;
+    this.refill(now);
+    this.tokens--;
+  }
+
+  private refill(now: number): void {
+    const rate = this.rate!;
+    this.tokens = Math.min(Math.max(1, rate * BURST_SECONDS), this.tokens + ((now - this.at) * rate) / 1000);
+    this.at = now;
+  }
+}

@@ -1,0 +1,109 @@
+// The rate learnt from 429s that name no limit (src/remote/pace.ts), and the limiter pacing starts to it. Time is
+// given explicitly to the rate, and faked for the limiter: it moves only when the test moves it.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Limiter, type Ticket } from '../../src/remote/limiter.js';
+import { FLOOR, GROWTH, LearntRate, RATE_SHARE } from '../../src/remote/pace.js';
+
+/** `n` accepted answers, evenly after `from` up to `to` ms */
+const accepted = (n: number, from: number, to: number): Event[] => Array.from({ length: n }, (_, i) => ['ok', from + ((to - from) * (i + 1)) / n]);
+type Event = ['ok', number] | ['429', number, number];
+
+describe('the rate learnt from 429s', () => {
+  // A bucket full at the start: 300 accepted in its first half second, the first 429; then 100 in the next second.
+  const burst: Event[] = [...accepted(300, 0, 500), ['429', 500, 490]];
+  it.each<[string, Event[], number | undefined]>([
+    ['nothing refused: no rate', accepted(50, 0, 1000), undefined],
+    ['the first 429 only starts the measure (what came before it holds the first burst)', burst, undefined],
+    ['the next 429: what was accepted between the two', [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490]], 100 * RATE_SHARE],
+    ['the time between includes a pause: a bucket empty at both 429s refilled over all of it',
+      [...burst, ...accepted(60, 1500, 2000), ['429', 2000, 1990]], (60 / 1.5) * RATE_SHARE],
+    ['too few answers between to tell: no rate (the window and the pause do)', [...burst, ...accepted(2, 500, 1500), ['429', 1500, 1490]], undefined],
+    ['a 429 to a request started before the last one is news already acted on',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1800, 1495]], 100 * RATE_SHARE],
+    ['a 429 too soon after the last one measures too little: nothing changes',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1600, 1550]], 100 * RATE_SHARE],
+    ['each accepted answer after the cut grows the rate a little',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(100, 1500, 1600)], 100 * RATE_SHARE * (1 + GROWTH) ** 100],
+    ['a lower rate measured next: paced to it', [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(90, 1500, 2500), ['429', 2500, 2490]],
+      90 * RATE_SHARE],
+    ['429s that come however slowly we send: never below a share of the highest rate measured',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(40, 1500, 2500), ['429', 2500, 2490]], 100 * FLOOR * RATE_SHARE],
+  ])('%s', (_, events, rate) => {
+    const r = new LearntRate();
+    for (const e of events) {
+      if (e[0] === 'ok') r.accepted(e[1]);
+      else r.refused(e[1], e[2]);
+    }
+    if (rate === undefined) expect(r.rate).toBeUndefined();
+    else expect(r.rate).toBeCloseTo(rate, 6);
+  });
+
+  it.each([
+    ['no rate: at once', undefined, 0, 0],
+    ['right after the cut: nothing saved up, one start\'s worth of time', 20, 0, 50],
+    ['part refilled', 20, 30, 20],
+    ['refilled', 20, 50, 0],
+  ])('the wait: %s', (_, rate, after, wait) => {
+    const r = new LearntRate();
+    if (rate !== undefined) {
+      for (const e of [...accepted(10, 0, 500), ['429', 500, 490], ...accepted(rate, 500, 1500)] as Event[]) {
+        if (e[0] === 'ok') r.accepted(e[1]);
+        else r.refused(e[1], e[2]);
+      }
+      r.refused(1500, 1490);
+      r.rate = rate; // a round rate for round waits
+    }
+    expect(r.waitMs(1500 + after)).toBeCloseTo(wait, 6);
+  });
+});
+
+describe('the limiter, paced by the learnt rate', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] }));
+  afterEach(() => vi.useRealTimers());
+
+  const ok = { status: 200, headers: {} };
+  /** Runs `n` requests through `l`, each answered `ok` as it starts; returns when each started (ms from now). */
+  const startTimes = async (l: Limiter, n: number, ms: number) => {
+    const t0 = performance.now();
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      void Promise.resolve(l.acquire('/a/b')).then((t: Ticket) => {
+        times.push(performance.now() - t0);
+        l.settle(t, ok);
+      });
+    }
+    await vi.advanceTimersByTimeAsync(ms);
+    return times;
+  };
+
+  it('after a 429 naming no limit, starts no faster than the rate accepted before it', async () => {
+    const l = new Limiter({ concurrency: 16 });
+    // The first 429 starts the measure; 20 accepted in the second to the next.
+    l.settle(await l.acquire('/a/b'), { status: 429, headers: {} });
+    for (let i = 0; i < 20; i++) {
+      await vi.advanceTimersByTimeAsync(50);
+      l.settle(await l.acquire('/a/b'), ok);
+    }
+    l.settle(await l.acquire('/a/b'), { status: 429, headers: {} });
+    expect(l.learnt.rate).toBeCloseTo(20 * RATE_SHARE, 6);
+    // 19 a second: one start every 1000/19 ms, none at once (the platform just refused: nothing saved up); the
+    // timer's whole milliseconds make the 19th a few late.
+    const times = await startTimes(l, 30, 1010);
+    expect(times).toHaveLength(19);
+    expect(times[0]).toBeGreaterThanOrEqual(1000 / 19 - 1);
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(1000 / 19 - 1);
+  });
+
+  it('a 429 that names its limit (X-RateLimit headers) teaches no rate: the headers pace', async () => {
+    const l = new Limiter({ concurrency: 16 });
+    const named = { status: 429, headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0' } };
+    l.settle(await l.acquire('/a/b'), named);
+    for (let i = 0; i < 5; i++) {
+      await vi.advanceTimersByTimeAsync(200);
+      l.settle(await l.acquire('/a/b'), ok);
+    }
+    await vi.advanceTimersByTimeAsync(200);
+    l.settle(await l.acquire('/a/b'), named);
+    expect(l.learnt.rate).toBeUndefined();
+  });
+});
