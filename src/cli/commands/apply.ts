@@ -13,7 +13,8 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type CommonFlags, type RunOptions } from '../options.js';
-import { baseUrl, loadDocuments, makePlan } from '../pipeline.js';
+import { loadDocuments } from '../check.js';
+import { baseUrl, makePlan } from '../pipeline.js';
 import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan, stateShown } from './plan.js';
 

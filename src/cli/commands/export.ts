@@ -7,7 +7,8 @@ import { acquireLock } from '../../state/lock.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
-import { loadDocuments, makeClient } from '../pipeline.js';
+import { loadDocuments } from '../check.js';
+import { makeClient } from '../pipeline.js';
 
 export interface ExportFlags extends CommonFlags {
   id?: string[];
