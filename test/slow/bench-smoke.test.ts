@@ -22,4 +22,8 @@ it('npm run bench --n 400 reports every step and its request counts', async () =
   expect(noop.writes).toBe(0);
   expect(plan.reads).toBeLessThan(400);
   expect(result.targets).toMatchObject({ noop_zero_writes: true, apply_one_write_per_change: true });
+  // Start-up: whole processes of the built CLI, timed (the times are the full benchmark's business).
+  expect(result.startup.map((r: { step: string }) => r.step)).toEqual(['node -e 0 (reference)', 'tapedeck --version', 'tapedeck validate (10 documents)']);
+  for (const r of result.startup) expect(r).toMatchObject({ median_ms: expect.any(Number), runs: 10 });
+  expect(Object.keys(result.targets)).toEqual(expect.arrayContaining(['version_under_150ms', 'validate_10_under_150ms', 'apply_rss_at_most_300mb']));
 });
