@@ -1,6 +1,8 @@
 // npm run bench: a configuration of N mixed documents against the emulator at 20 ms latency, concurrency 16:
 // plan, a bare GET loop of as many requests (the transport reference), apply (1% changed), no-op plan; then a
-// CPU-only plan at latency 0, and a naive one-at-a-time baseline; and the plan under rate limits (bench/rate.ts).
+// CPU-only plan at latency 0, a naive one-at-a-time baseline, the plan under rate limits (bench/rate.ts), and
+// start-up (bench/startup.ts). With --scale, plan and apply again at 10,000, 30,000 and 100,000 documents, for how
+// their cost grows (about 3 more minutes).
 // Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
 // another (bench/emulator.mjs), as a server would.
 import { fork, spawn } from 'node:child_process';
@@ -11,6 +13,7 @@ import { stringify } from 'yaml';
 import { builtinKinds } from '../src/kinds/registry.js';
 import { readPath } from '../src/kinds/paths.js';
 import { rateLimitSteps } from './rate.js';
+import { startupRows } from './startup.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -21,6 +24,7 @@ const N = flag('--n', 10_000);
 const LATENCY = flag('--latency', 20);
 const CONCURRENCY = flag('--concurrency', 16);
 const asJson = args.includes('--json');
+const SCALE = args.includes('--scale') ? [10_000, 30_000, 100_000] : [];
 const root = resolve(import.meta.dirname, '..');
 const log = (s: string) => { if (!asJson) process.stdout.write(s); };
 
@@ -178,25 +182,87 @@ async function main() {
   const naiveMs = Math.round((naive.wall_ms / sampleSize) * N);
   const [plan, , apply, noop, cpuOnly] = rows;
   const changed = Math.round(N / 100);
+  log(`\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${+(naiveMs / plan.wall_ms).toFixed(1)}x faster\n`);
+  const startup = startupOf(generate(10).docs);
+  const scale = await scaleRows();
+  // The plan's CPU: 3 s for 10,000 documents; 8 s for larger configurations (issue 21 asks 8 s at 100,000).
+  const cpuLimit = N <= 10_000 ? 3000 : 8000;
+  const [version, validate10] = startup.slice(1);
   const targets = {
     // On the exact times, not the ratio as printed (rounded to two places, 1.204 would pass).
     plan_within_1_2x_floor: plan.wall_ms <= 1.2 * plan.floor_ms,
-    plan_cpu_at_most_3s: plan.cpu_ms <= 3000,
+    [`plan_cpu_at_most_${cpuLimit / 1000}s`]: plan.cpu_ms <= cpuLimit,
     plan_rss_at_most_300mb: plan.max_rss_mb <= 300,
+    apply_rss_at_most_300mb: apply.max_rss_mb <= 300,
     noop_zero_writes: noop.writes === 0,
     apply_one_write_per_change: apply.writes === changed,
+    version_under_150ms: version.median_ms < 150,
+    validate_10_under_150ms: validate10.median_ms < 150,
+    ...scaleTargets(scale),
     ...rate!.targets,
   };
-  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, targets };
+  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, startup, ...(scale.length ? { scale } : {}), targets };
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     log(rate!.table);
-    log(`\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${result.naive_speedup}x faster\n\ntargets:\n`);
+    log('\ntargets:\n');
     for (const [name, ok] of Object.entries(targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   }
   rmSync(dir, { recursive: true, force: true });
   rmSync(sampleDir, { recursive: true, force: true });
   if (Object.values(targets).some((ok) => !ok)) process.exitCode = 1;
+}
+
+/** Start-up of the built CLI as whole processes (bench/startup.ts), `validate` on these few documents. */
+function startupOf(docs: Doc[]) {
+  const dir = writeConfig(docs);
+  try {
+    log(`\nstart-up (whole processes, median of 10)   median    min    max\n`);
+    const rows = startupRows(root, dir, docs.length);
+    for (const r of rows) log(`${r.step.padEnd(40)} ${String(r.median_ms).padStart(6)} ${String(r.min_ms).padStart(6)} ${String(r.max_ms).padStart(6)}\n`);
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** --scale: plan and apply at each size, each against an emulator of its own, as in the main run. */
+async function scaleRows() {
+  const out = [];
+  if (SCALE.length) log(`\nscale (latency ${LATENCY} ms, concurrency ${CONCURRENCY})\n`);
+  for (const n of SCALE) {
+    const { docs, seed } = generate(n);
+    const dir = writeConfig(docs);
+    const emu = await forkEmulator(JSON.stringify(seed), dir, LATENCY);
+    try {
+      const state = join(dir, 'scale.state.json');
+      out.push({ n, ...(await step(`plan, ${n}`, emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state])) });
+      out.push({ n, ...(await step(`apply, ${n}`, emu, LATENCY, CONCURRENCY, ['apply', dir, '--state', state, '--yes'])) });
+    } finally {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+/**
+ * Growth at most linear from the smallest size: at the largest, CPU and RSS of plan and apply are no more than the
+ * line through the two smallest sizes predicts (with 10% for the machine's noise).
+ */
+function scaleTargets(scale: Array<{ n: number; step: string; cpu_ms: number; max_rss_mb: number }>) {
+  if (!scale.length) return {};
+  const out: Record<string, boolean> = {};
+  for (const what of ['plan', 'apply']) {
+    const [a, b, c] = scale.filter((r) => r.step.startsWith(`${what},`));
+    const line = (k: 'cpu_ms' | 'max_rss_mb') => a[k] + ((b[k] - a[k]) / (b.n - a.n)) * (c.n - a.n);
+    out[`${what}_cpu_growth_at_most_linear`] = c.cpu_ms <= 1.1 * line('cpu_ms');
+    out[`${what}_rss_growth_at_most_linear`] = c.max_rss_mb <= 1.1 * line('max_rss_mb');
+    out[`${what}_rss_at_most_300mb_at_${c.n}`] = c.max_rss_mb <= 300;
+  }
+  const plan = scale.filter((r) => r.step.startsWith('plan,')).at(-1)!;
+  out[`plan_cpu_at_most_8s_at_${plan.n}`] = plan.cpu_ms <= 8000;
+  return out;
 }
 
 await main();

@@ -11,10 +11,12 @@ export interface SourceDoc {
   file: string;
   /** 0-based position of the document in its file */
   index: number;
+  /** the parsed document; undefined once every document has been checked (checkDocuments) */
   value: unknown;
   /** where each value stands; for documents read by the fast reader, worked out when first needed (`locate`) */
   positions?: Map<string, Pos>;
-  locate?: () => Map<string, Pos>;
+  /** the positions of the file's document number `index` (one function for every document of a file) */
+  locate?: (index: number) => Map<string, Pos>;
   /** its text holds no `${`: no variable to fill in, no reference (known for documents read by the fast reader) */
   noPlaceholders?: boolean;
   /** JSON pointers of the strings that a value from the environment went into */

@@ -6,7 +6,7 @@ import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
-import type { State } from '../state/state.js';
+import type { State, StateEntry } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
@@ -19,17 +19,27 @@ export interface ApplyOptions {
   onResult?: (r: ResultEntry) => void;
 }
 
-/** How often, at most, the state is rewritten for updates; creates and pending markers are written at once. */
+/**
+ * How often, at most, the state is rewritten for updates: a second apart, and ten times as long as its last write
+ * took (a state of 100,000 resources takes some tenths of a second to write, and makes a string of 20 MB each
+ * time). Creates and pending markers are written at once.
+ */
 const SAVE_EVERY_MS = 1000;
+const SAVE_SHARE = 10;
 
 /** Runs the plan's changes; everything a change needs is in the change (apply consults no kind definition). */
 export async function applyPlan(plan: Plan, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
   let savedAt = Date.now();
+  let saveTook = 0;
   /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
   const save = async (urgent: boolean) => {
-    if (!urgent && Date.now() - savedAt < SAVE_EVERY_MS) return;
-    savedAt = Date.now();
+    if (!urgent && Date.now() - savedAt < Math.max(SAVE_EVERY_MS, SAVE_SHARE * saveTook)) return;
+    const started = Date.now();
+    // Set before the save is awaited, so the writes finishing meanwhile do not each start one.
+    savedAt = started;
     await state.save();
+    savedAt = Date.now();
+    saveTook = savedAt - started;
   };
   const ids = new Map<string, string>();
   for (const c of plan.changes) if (c.id) ids.set(c.address, c.id);
@@ -67,7 +77,11 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     const fields = model && answer
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
       : planned;
-    state.set(c.address, { kind: c.kind, ...(id ? { id } : {}), fields });
+    const entry: StateEntry = id ? { kind: c.kind, id, fields } : { kind: c.kind, fields };
+    // An entry that stays as it was is not replaced: an apply of 100,000 documents with a few changes would
+    // otherwise make every entry of the state again in memory.
+    const was = state.entry(c.address);
+    if (!was || JSON.stringify(was) !== JSON.stringify(entry)) state.set(c.address, entry);
     if (c.moved_from) state.forget(c.moved_from);
   };
 

@@ -1,7 +1,13 @@
 #!/usr/bin/env node
+// The command. `--version` alone is answered before anything else is loaded (CI asks it often, and commander and
+// the commands cost most of a start); everything else goes through main.
 import { processIo } from './io.js';
-import { main } from './main.js';
+import { tapedeckVersion } from '../version.js';
 
-main(process.argv.slice(2), processIo()).then((code) => {
-  process.exitCode = code;
-});
+const argv = process.argv.slice(2);
+if (argv.length === 1 && argv[0] === '--version') {
+  process.stdout.write(`${tapedeckVersion()}\n`);
+} else {
+  const { main } = await import('./main.js');
+  process.exitCode = await main(argv, processIo());
+}

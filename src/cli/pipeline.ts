@@ -1,79 +1,21 @@
-// The composition shared by validate, plan and apply: thin, each step one call.
-import { resolve } from 'node:path';
+// The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
 import { errorLine, Reported, UserError } from '../errors.js';
-import { loadDir } from '../load/load.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
+import { keepForPlan } from '../plan/keep.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { planReads } from '../remote/read-plan.js';
-import { interpolateSources } from '../resolve/interpolate.js';
-import { checkReferences } from '../resolve/refs.js';
-import { renderers } from '../report/formats.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import { isObject } from '../schema/values.js';
-import type { Document, Issue, Plan, SourceDoc } from '../types.js';
+import type { Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { validateDocuments } from '../validate/validate.js';
+import { loadDocuments } from './check.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 import { platformProblem } from './reach.js';
 import { planConfigurationHash, selectTargets, targeted } from './targets.js';
-
-/**
- * Every document checked, nothing printed: files, variables, schemas, the rules across documents, references.
- * Each stage runs on what the one before let through, so one failing rule never hides another's errors.
- */
-export function checkDocuments(opts: RunOptions, io: Io): { docs: Document[]; issues: Issue[]; found: number } {
-  const loaded = loadDir(opts.dir, io.cwd);
-  // A --var-file kept below DIR holds variables, not documents: it is read as variables only (options.ts).
-  const varFile = (file: string) => opts.varFiles.includes(resolve(io.cwd, file));
-  const sources = loaded.docs.filter((s) => !varFile(s.file));
-  const issues = loaded.issues.filter((i) => !varFile(i.file));
-  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
-  const { docs, issues: more } = validateDocuments(sources, opts.registry);
-  issues.push(...more, ...referenceIssues(docs, sources));
-  return { docs, issues, found: sources.length };
-}
-
-/**
- * References among the documents that validated. One to a document that failed its own checks is not reported
- * again as undefined: that document's errors already say what is wrong.
- */
-function referenceIssues(docs: Document[], sources: SourceDoc[]): Issue[] {
-  const valid = new Set(docs.map((d) => d.address));
-  const failed = sources.map((s) => (isObject(s.value) && typeof s.value.kind === 'string' && typeof s.value.name === 'string' ? `${s.value.kind}/${s.value.name}` : ''))
-    .filter((a) => a && !valid.has(a));
-  return checkReferences(docs).filter((i) => !failed.some((a) => i.message.startsWith(`\${${a}.id} refers to`)));
-}
-
-/**
- * The issues in the format asked for (machine formats on stdout), and on stderr how many errors stopped the run.
- * `documents` is validate's: it checked everything, and says how many documents it read.
- */
-export function printIssues(opts: RunOptions, io: Io, issues: Issue[], documents?: number, format = opts.issueFormat): boolean {
-  const printed = renderers[format].issues({ issues, documents });
-  io.out(printed.out);
-  io.err(printed.err);
-  const n = issues.filter((i) => i.severity === 'error').length;
-  if (n) io.err(`${n} error${n === 1 ? '' : 's'}; nothing was sent.\n`);
-  return n > 0;
-}
-
-export const noDocuments = (opts: RunOptions) => new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
-
-/** `allowNone`: a directory without documents is not an error (export writes into it). */
-export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Document[] {
-  const { docs, issues, found } = checkDocuments(opts, io);
-  // Warnings alone do not stop a plan: they go to stderr as text, since stdout carries the plan in its format.
-  const failed = issues.some((i) => i.severity === 'error');
-  printIssues(opts, io, issues, undefined, failed ? opts.issueFormat : 'text');
-  if (failed) throw new Reported();
-  if (!found && !allowNone) throw noDocuments(opts);
-  return docs;
-}
 
 /** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
 export function baseUrl(opts: RunOptions, warn: (m: string) => void = () => {}): URL {
@@ -110,8 +52,13 @@ export interface Planned {
 /** State entries no document declares: every address but those declared, and those a document moved from. */
 function undeclared(docs: Document[], state: State): Undeclared[] {
   const declared = new Set(docs.flatMap((d) => [d.address, ...(d.moved_from && !state.entry(d.address) ? [d.moved_from] : [])]));
-  return Object.entries(state.data.resources).filter(([a]) => !declared.has(a))
-    .map(([address, e]) => ({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) }));
+  const out: Undeclared[] = [];
+  for (const address in state.data.resources) {
+    if (declared.has(address)) continue;
+    const e = state.data.resources[address];
+    out.push({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) });
+  }
+  return out;
 }
 
 /**
@@ -128,7 +75,10 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, onRead: reading.tick });
+    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, onRead: (o) => {
+      if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
+      reading.tick();
+    } });
     reading.done();
     if (failures.length) {
       // A platform that cannot be used at all is one line, not one per document.

@@ -3,8 +3,9 @@
 // decimal text, taken from the source, and its pointer is listed, so that validation can tell it from a string: an
 // int64 field takes it (its wire form is that string anyway), any other field refuses it. Only `yaml` reads files
 // that hold one: the fast reader leaves them to it (yaml-scalars.ts).
-import { visit, type Document } from 'yaml';
+import type { Document } from 'yaml';
 import { escapePointer } from '../schema/model.js';
+import { yamlLib } from './yaml-lib.js';
 
 /** The shortest spelling of an integer beyond 2^53 has 14 digits (0x20000000000000); most files have no such run. */
 const MAYBE_WIDE = /[0-9a-fA-F]{14}/;
@@ -15,7 +16,7 @@ const INTEGER = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
 export function readWideIntegers(doc: Document.Parsed, text: string): boolean {
   if (!MAYBE_WIDE.test(text)) return false;
   let found = false;
-  visit(doc, {
+  yamlLib().visit(doc, {
     Scalar: (_, node) => {
       // Beyond 2^53 `yaml` parsed it inexactly, or as Infinity past 1.8e308; the source text is exact.
       if (typeof node.value !== 'number' || Number.isSafeInteger(node.value) || !INTEGER.test(node.source ?? '')) return;

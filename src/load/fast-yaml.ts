@@ -236,9 +236,13 @@ export function parseSimple(text: string): SimpleDoc[] {
     current = [];
     placeholders = false;
   };
-  const rows = text.split('\n');
-  for (let n = 0; n < rows.length; n++) {
-    const row = rows[n];
+  // Row by row, not split('\n') at once: a file of 12,500 documents would make an array of 150,000 rows that lives
+  // (and so is promoted to the old generation) until the last of them is read.
+  for (let start = 0; start <= text.length;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const row = text.slice(start, end);
+    start = end + 1;
     if (row.charCodeAt(0) === 0x2d && /^---(?:\s|$)/.test(row)) {
       if (row.slice(3).trim() && !row.slice(3).trim().startsWith('#')) unsupported('content after ---');
       if (started) {
@@ -248,13 +252,13 @@ export function parseSimple(text: string): SimpleDoc[] {
       started = true;
       continue;
     }
-    const text = row.trimStart();
-    if (!text || text[0] === '#') continue;
+    const content = row.trimStart();
+    if (!content || content[0] === '#') continue;
     started = true;
     // An escape can spell `${` too (`"\x24{x}"`): a document with a backslash is searched, as every one `yaml` reads is.
-    if (!placeholders && (text.includes('${') || text.includes('\\'))) placeholders = true;
-    const last = text.charCodeAt(text.length - 1);
-    current.push({ indent: row.length - text.length, text: last === 0x20 || last === 0x09 ? text.trimEnd() : text });
+    if (!placeholders && (content.includes('${') || content.includes('\\'))) placeholders = true;
+    const last = content.charCodeAt(content.length - 1);
+    current.push({ indent: row.length - content.length, text: last === 0x20 || last === 0x09 ? content.trimEnd() : content });
   }
   flush();
   return docs;

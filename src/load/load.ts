@@ -2,13 +2,14 @@
 // No validation here beyond "is it readable YAML".
 import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { Composer, isMap, isPair, isScalar, isSeq, LineCounter, Parser, visit, type CST, type Document, type Node, type YAMLWarning } from 'yaml';
+import type { CST, Document, LineCounter, Node, YAMLWarning } from 'yaml';
 import { escapePointer } from '../schema/model.js';
 import { printable } from '../schema/values.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { readWideIntegers, withExactIntegers } from './exact-integers.js';
 import { MAX_DEPTH, parseSimple, Unsupported } from './fast-yaml.js';
 import { documentFiles } from './files.js';
+import { yamlLib } from './yaml-lib.js';
 
 /** A document as read, with the pointers of its integers beyond 2^53, held as their exact decimal text (see
  *  exact-integers.ts): validation accepts them in int64 fields only. */
@@ -24,6 +25,7 @@ export { PROJECT_FILE } from './files.js';
 
 function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: Map<string, Pos>, at?: number): void {
   if (!node) return;
+  const { isMap, isPair, isScalar, isSeq } = yamlLib();
   const offset = at ?? node.range?.[0];
   if (offset !== undefined) into.set(pointer, lc.linePos(offset));
   if (isMap(node)) {
@@ -63,6 +65,7 @@ function refusal(doc: Document.Parsed, text: string): { message: string; offset?
   let cycle: { message: string; offset?: number } | undefined;
   // An alias inside the node it names would make a value without end.
   if (text.includes('*')) {
+    const { visit } = yamlLib();
     visit(doc, {
       Alias: (_, alias, path) => {
         if (!path.includes(alias.resolve(doc) as Node)) return undefined;
@@ -83,15 +86,18 @@ export function parseFile(text: string, file: string, issues: Issue[]): LoadedDo
     if (!(e instanceof Unsupported)) throw e;
     return parseWithYaml(text, file, issues);
   }
-  // Positions are needed only to report a problem: then `yaml` reads the file once more and gives them.
+  // Positions are needed only to report a problem: then `yaml` reads the file once more and gives them. One
+  // function per file, not a closure per document (100,000 of them, with their contexts, cost about 15 MB).
   let full: SourceDoc[] | undefined;
-  const positionsOfDoc = (index: number) => {
+  const locate = (index: number) => {
     full ??= parseWithYaml(text, file, []);
     return full.find((d) => d.index === index)?.positions ?? new Map<string, Pos>();
   };
-  return simple
-    .filter((d) => d.value !== null && d.value !== undefined)
-    .map((d) => ({ file, index: d.index, value: d.value, locate: () => positionsOfDoc(d.index), noPlaceholders: d.noPlaceholders }));
+  const out: LoadedDoc[] = [];
+  for (const d of simple) {
+    if (d.value !== null && d.value !== undefined) out.push({ file, index: d.index, value: d.value, locate, noPlaceholders: d.noPlaceholders });
+  }
+  return out;
 }
 
 /** Tags are read only from YAML's core schema: a tag `yaml` does not resolve (`!foo`, `!!js/function`, or `!!int`
@@ -108,6 +114,7 @@ function warningMessage(w: YAMLWarning): string {
 
 /** The full YAML parser: every feature, every error message. */
 function parseWithYaml(text: string, file: string, issues: Issue[]): LoadedDoc[] {
+  const { Composer, LineCounter, Parser } = yamlLib();
   const lc = new LineCounter();
   const problem = (offset: number | undefined, message: string) =>
     issues.push({ file, pos: offset === undefined ? undefined : lc.linePos(offset), message: `YAML: ${printable(message)}`, severity: 'error' });

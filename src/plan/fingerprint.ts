@@ -24,9 +24,12 @@ export function fingerprint(schema: string, carry: string[] | undefined, live: J
  */
 const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.moved_from ?? null, d.spec]);
 
-/** The configuration as planned: every document after variables were filled in. */
+/** The configuration as planned: every document after variables were filled in. The parts go into the hash one by
+ *  one (the same bytes as hashing the JSON array of them): joined first, 100,000 documents made a 12 MB string. */
 export function configurationHash(docs: Document[]): string {
-  return sha(`[${byAddress(docs).map(configurationPart).join(',')}]`);
+  const hash = createHash('sha256').update('[');
+  byAddress(docs).forEach((d, i) => hash.update(i ? `,${configurationPart(d)}` : configurationPart(d)));
+  return hash.update(']').digest('hex');
 }
 
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */

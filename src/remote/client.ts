@@ -103,8 +103,13 @@ export class Client {
   private readonly headers: { read: Record<string, string>; write: Record<string, string> };
   /** the token, in every form a server could echo it in */
   private readonly secrets: Secrets;
-  /** requests waiting for their answer, each with how to abandon it when the run's deadline passes */
-  private readonly waiting = new Set<(why: Abandoned) => void>();
+  /**
+   * requests waiting for their answer, each with how to abandon it when the run's deadline passes. An entry is
+   * emptied when its request ends: a Set's table left behind in the old generation (it is rebuilt as entries come
+   * and go) still points at entries it held, and a closure reached that way kept its whole exchange (answer text,
+   * buffers, headers) alive into the old generation, for every request.
+   */
+  private readonly waiting = new Set<{ abandon?: (why: Abandoned) => void }>();
   /** one timer for the run's deadline, started with the first request (not one per request) */
   private deadlineTimer?: NodeJS.Timeout;
   /** when each attempt may start: every lane of the run shares it */
@@ -219,7 +224,7 @@ export class Client {
     if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
     this.deadlineTimer = setTimeout(() => {
       this.limiter.abandonWaiting();
-      for (const abandon of this.waiting) abandon(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
+      for (const w of this.waiting) w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
     }, Math.max(0, this.opts.runDeadlineAt - Date.now()));
     this.deadlineTimer.unref();
   }
@@ -239,8 +244,12 @@ export class Client {
         controller?.abort(abandoned);
       };
       this.watchDeadline();
-      this.waiting.add(abandon);
-      const settle = () => this.waiting.delete(abandon);
+      const entry: { abandon?: (why: Abandoned) => void } = { abandon };
+      this.waiting.add(entry);
+      const settle = () => {
+        this.waiting.delete(entry);
+        entry.abandon = undefined;
+      };
       this.pool.dispatch({
         path: `${this.prefix}${path}`,
         method: method as Dispatcher.HttpMethod,

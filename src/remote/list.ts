@@ -54,17 +54,62 @@ export async function listAll(client: Caller, list: ListSpec, scope: JsonObject)
  * once every id is found, or once it has cost as many pages as there are ids still missing (those are then read
  * one GET each, by the caller). A project's list may be far longer than the documents that manage some of it, and
  * the live API's pages are small: without the bound, 20 events of a project with 100,000 would cost thousands of
- * pages instead of 20 GETs; with it, never more than twice the GETs.
+ * pages instead of 20 GETs; with it, never more than twice the GETs. Each one found is handed to `answers` as its
+ * page arrives.
  */
-export async function listSome(client: Caller, list: ListSpec, scope: JsonObject, ids: ReadonlySet<string>): Promise<Map<string, JsonObject>> {
-  const found = new Map<string, JsonObject>();
+export async function listSome(client: Caller, list: ListSpec, scope: JsonObject, ids: ReadonlySet<string>, answers: AnswersById): Promise<void> {
+  let found = 0;
   let pages = 0;
   for await (const page of listPages(client, list, scope)) {
     pages++;
-    for (const r of page) if (ids.has(String(r.id))) found.set(String(r.id), r);
-    if (found.size === ids.size || pages >= ids.size - found.size) break;
+    for (const r of page) {
+      if (ids.has(String(r.id)) && answers.answer(String(r.id), r)) found++;
+    }
+    if (found === ids.size || pages >= ids.size - found) break;
   }
-  return found;
+}
+
+/**
+ * A list's answers by id, each given as soon as its page arrives: the document waiting for it goes on at once,
+ * and takes it, instead of 12,500 resources of a list waiting (long enough to be moved to the old generation) for
+ * the last page. An id the list does not answer gets undefined once the list is done (the document is then read
+ * with a GET).
+ */
+export class AnswersById {
+  private readonly arrived = new Map<string, JsonObject>();
+  private readonly waiting = new Map<string, (r: JsonObject | undefined) => void>();
+  private done = false;
+
+  /** Whether this id is answered for the first time. */
+  answer(id: string, r: JsonObject): boolean {
+    const give = this.waiting.get(id);
+    if (give) {
+      this.waiting.delete(id);
+      give(r);
+      return true;
+    }
+    if (this.arrived.has(id) || this.done) return false;
+    this.arrived.set(id, r);
+    return true;
+  }
+
+  /** No more answers: every id still waiting gets undefined. */
+  finish(): void {
+    this.done = true;
+    for (const give of this.waiting.values()) give(undefined);
+    this.waiting.clear();
+  }
+
+  /** The answer for an id, once (a second take of the same id gets undefined). */
+  take(id: string): Promise<JsonObject | undefined> {
+    const r = this.arrived.get(id);
+    if (r) {
+      this.arrived.delete(id);
+      return Promise.resolve(r);
+    }
+    if (this.done) return Promise.resolve(undefined);
+    return new Promise((give) => this.waiting.set(id, give));
+  }
 }
 
 /** A resource's natural key (configurations: project_id + type + name) by meaning, as one comparable string. */

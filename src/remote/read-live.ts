@@ -13,7 +13,7 @@ import type { State } from '../state/state.js';
 import type { ListSpec, Observed } from '../types.js';
 import { mapPool } from '../util/pool.js';
 import type { Caller } from './client.js';
-import { listAll, listSome, naturalKeyOf, unwrap } from './list.js';
+import { AnswersById, listAll, listSome, naturalKeyOf, unwrap } from './list.js';
 import { answeredByList, listKey, scopeOf, wouldBeDefault, type DocRead, type ReadPlan } from './read-plan.js';
 import { findCreated } from './recover.js';
 
@@ -26,25 +26,30 @@ export interface ReadOptions {
   concurrency: number;
   /** a resource the state knows that the platform does not have is planned as a create (else it is an error) */
   recreateMissing?: boolean;
-  onRead?: () => void;
+  /** after each document's read, with what was found (for a failed read too, as far as it got) */
+  onRead?: (o: Observed | undefined) => void;
 }
 
 export async function readLive(plan: ReadPlan, client: Caller, state: State, opts: ReadOptions) {
   const { concurrency, onRead = () => {} } = opts;
-  const ids = new Map<string, string>();
   const observed = new Map<string, Observed>();
   const failures: ReadFailure[] = [];
   // No answer after every retry, or a refused token, would fail every other read the same way: stop reading.
   let stopped: ApiError | undefined;
   let notRead = 0;
-  const idOf = (a: string) => ids.get(a);
-  /** resources already someone's: the state's, and those found for a pending create during this reading */
-  const claimed = state.claimedIds();
+  // A document's id, once read: references are read wave by wave, so a document's targets are done before it starts.
+  const idOf = (a: string) => observed.get(a)?.id;
+  /** resources already someone's: the state's, and those found for a pending create during this reading (made
+   *  when a pending create is first looked up: a set of every id the state knows is rarely needed) */
+  let claimed: Set<string> | undefined;
 
   const lists = new Map<string, Promise<JsonObject[]>>();
+  /** the lists of kinds with a uniqueness rule: the only ones the plan looks at once reading is done */
+  const ruled = new Set<string>();
   const listed = (k: KindDef, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> => {
     const key = listKey(k, scope);
     if (!lists.has(key)) lists.set(key, listAll(client, list, scope));
+    if (k.uniqueWhen?.length) ruled.add(key);
     return lists.get(key)!;
   };
   /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
@@ -68,13 +73,14 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
 
   // Lists decided up front go out at once, beside the first GETs; one that fails (a platform without it) means
   // its documents are read one by one.
-  const byId = new Map<string, Promise<Map<string, JsonObject>>>();
+  const byId = new Map<string, AnswersById>();
   for (const [key, g] of plan.lists) {
-    const found = g.whole
-      ? listed(g.k, g.list, g.scope).then((items) => new Map(items.filter((r) => g.ids.has(String(r.id))).map((r) => [String(r.id), r])))
-      : listSome(client, g.list, g.scope, g.ids);
-    byId.set(key, found.catch(() => new Map<string, JsonObject>()));
-    if (g.whole) void lists.get(key)!.catch(() => []);
+    const answers = new AnswersById();
+    byId.set(key, answers);
+    const reading = g.whole
+      ? listed(g.k, g.list, g.scope).then((items) => items.forEach((r) => g.ids.has(String(r.id)) && answers.answer(String(r.id), r)))
+      : listSome(client, g.list, g.scope, g.ids, answers);
+    void reading.catch(() => {}).finally(() => answers.finish());
   }
 
   /** The resource (a key kind's with its key), or null when it does not exist and `missingOk`. */
@@ -102,10 +108,12 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       // A key kind's id is its key; a resource never set (a policy) reads as an empty one.
       o.live = (await get(k, { key, spec: desired }, true)) ?? { [field]: key };
       o.id = key;
-      return void ids.set(doc.address, key);
+      return;
     }
     if (r.id) {
-      const viaList = r.viaList ? (await byId.get(r.viaList))?.get(r.id) : undefined;
+      // Taken, the list lets go of it (a second document with the same id, which validation makes unlikely, is
+      // read with a GET).
+      const viaList = r.viaList ? await byId.get(r.viaList)?.take(r.id) : undefined;
       o.live = viaList ?? (await get(k, { id: r.id, spec: desired }, r.fromState));
       if (o.live) {
         o.id = r.id;
@@ -122,7 +130,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       if (!lookup) {
         throw new Error(`a create sent at ${r.pending.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
       }
-      const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending.since, existing: r.pending.existing, claimed });
+      const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending.since, existing: r.pending.existing, claimed: (claimed ??= state.claimedIds()) });
       if (found) {
         o.live = found;
         o.id = String(found.id);
@@ -155,7 +163,6 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     if (o.live && source && mark && JSON.stringify(desired).includes(mark)) {
       o.desired = withOriginal(desired, (await get(k, { id: source, spec: desired }, false)) ?? {}, mark);
     }
-    if (o.id) ids.set(doc.address, o.id);
   };
 
   const read = async (r: DocRead) => {
@@ -166,23 +173,38 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       failures.push({ address: r.doc.address, error: e as Error });
       if (e instanceof ApiError && (e.status === 0 || e.status === 401 || e.status === 403)) stopped ??= e;
     }
-    onRead();
+    onRead(observed.get(r.doc.address));
   };
-  // Two lanes per wave: documents that send a GET keep `concurrency` requests on the wire, while those that wait
-  // for a list wait beside them instead of holding request slots.
+  // Lanes per wave: documents that send a GET keep `concurrency` requests on the wire, while those that wait for a
+  // list wait beside them instead of holding request slots; one lane per list, so that a list's documents take
+  // their resources as its pages arrive, not after every document of another list.
   for (const wave of plan.waves) {
-    const rs = wave.map((d) => plan.reads.get(d.address)!);
+    const byList = new Map<string, DocRead[]>();
+    for (const r of wave.filter(answeredByList)) {
+      const lane = byList.get(r.viaList ?? '') ?? [];
+      if (!lane.length) byList.set(r.viaList ?? '', lane);
+      lane.push(r);
+    }
     await Promise.all([
-      mapPool(rs.filter((r) => !answeredByList(r)), concurrency, read),
-      mapPool(rs.filter(answeredByList), concurrency, read),
+      mapPool(wave.filter((r) => !answeredByList(r)), concurrency, read),
+      ...[...byList.values()].map((rs) => mapPool(rs, concurrency, read)),
     ]);
   }
   const seen = new Map<string, JsonObject[]>();
   for (const [key, p] of lists) {
+    if (!ruled.has(key)) continue;
     const kind = key.split(' ')[0];
     seen.set(kind, [...(seen.get(kind) ?? []), ...(await p.catch(() => []))]);
   }
-  /** the live resources of a kind that were listed while reading */
-  const liveListed = (k: KindDef) => seen.get(k.kind) ?? [];
-  return { observed, failures, liveListed, notRead };
+  return { observed, failures, liveListed: listedByKind(seen), notRead };
+}
+
+/**
+ * The live resources of a kind with a uniqueness rule (one default per project and type) that were listed while
+ * reading; the lists of other kinds are let go with the reading. Made outside readLive: a closure made inside it
+ * would keep all of the reading's working state (every document's read, the ids, the list indexes) alive for as
+ * long as the plan holds the closure.
+ */
+function listedByKind(seen: Map<string, JsonObject[]>): (k: KindDef) => JsonObject[] {
+  return (k) => seen.get(k.kind) ?? [];
 }

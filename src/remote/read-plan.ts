@@ -44,11 +44,10 @@ export interface ListRead {
 }
 
 export interface ReadPlan {
-  reads: Map<string, DocRead>;
   /** lists read up front, by key (`listKey`) */
   lists: Map<string, ListRead>;
-  /** documents in the order their references need: a wave's ids are known before the next is read */
-  waves: Document[][];
+  /** every document's read, in the order their references need: a wave's ids are known before the next is read */
+  waves: DocRead[][];
 }
 
 /** The key of a list in a scope, the same whether decided up front or asked while reading. */
@@ -66,7 +65,7 @@ export const wouldBeDefault = (k: KindDef, spec: JsonObject) => (k.uniqueWhen ??
 
 export function planReads(docs: Document[], registry: Registry, state: State): ReadPlan {
   const graph = dependencyGraph(docs);
-  const reads = new Map<string, DocRead>();
+  const reads: DocRead[] = [];
   const groups = new Map<string, ListRead & { withId: DocRead[] }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
@@ -82,7 +81,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
       doc, k, id: id || undefined, fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0,
       pending, viaList: undefined, movedFrom: old ? doc.moved_from : undefined,
     };
-    reads.set(doc.address, r);
+    reads.push(r);
     const list = listSpecOf(k);
     const scope = list && scopeOf(list, doc.spec);
     if (!list || !scope || k.identity.by === 'key' || (!id && k.identity.by !== 'natural')) continue;
@@ -103,5 +102,5 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     else for (const r of withId) r.viaList = key;
     if (g.whole || g.ids.size) lists.set(key, g);
   }
-  return { reads, lists, waves: waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? []) };
+  return { lists, waves: waves(reads, (r) => r.doc.address, (r) => graph.get(r.doc.address) ?? []) };
 }

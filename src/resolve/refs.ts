@@ -49,12 +49,18 @@ interface Scan {
 /** Documents do not change once validated, so each is searched for references once (validate, read and plan ask). */
 const found = new WeakMap<Document, Scan>();
 
+/** The scan of every document without a `${`: one frozen value, not an object (and a WeakMap entry) per document. */
+const NOTHING: Scan = Object.freeze({ sites: Object.freeze([]) as unknown as RefSite[], escapes: false });
+
 function scan(d: Document): Scan {
+  // The fast reader knows the text has no `${` at all: nothing to search, nothing to remember.
+  if (d.source.noPlaceholders) return NOTHING;
   let out = found.get(d);
   if (out) return out;
-  out = { sites: [], escapes: false };
+  out = NOTHING;
   // Most documents reference nothing; the native serializer tells so faster than walking every value.
-  if (!d.source.noPlaceholders && (d.duplicate_from?.includes('${') || JSON.stringify(d.spec).includes('${'))) {
+  if (d.duplicate_from?.includes('${') || JSON.stringify(d.spec).includes('${')) {
+    out = { sites: [], escapes: false };
     collect(d.spec, '/spec', out);
     if (d.duplicate_from) collect(d.duplicate_from, '/duplicate_from', out);
   }
@@ -68,18 +74,29 @@ export const referencesOf = (d: Document): RefSite[] => scan(d).sites;
 /** Whether a document holds an escaped literal `$${Kind/name.id}`, which filling in turns into its text. */
 export const holdsEscapes = (d: Document): boolean => scan(d).escapes;
 
-/** address -> the addresses it references */
+/**
+ * address -> the addresses it references, for the documents that reference something (most do not: a map of
+ * 100,000 empty lists is made for nothing); ask it with `graph.get(address) ?? []`.
+ */
 const graphs = new WeakMap<readonly Document[], Map<string, string[]>>();
 export function dependencyGraph(docs: readonly Document[]): Map<string, string[]> {
   // Validation, reading and planning all ask for the graph of the same (never changed) list of documents.
   let graph = graphs.get(docs);
-  if (!graph) graphs.set(docs, (graph = new Map(docs.map((d) => [d.address, [...new Set(referencesOf(d).map((r) => r.target))]]))));
+  if (!graph) {
+    graph = new Map();
+    for (const d of docs) {
+      const sites = referencesOf(d);
+      if (sites.length) graph.set(d.address, [...new Set(sites.map((r) => r.target))]);
+    }
+    graphs.set(docs, graph);
+  }
   return graph;
 }
 
 /** References to documents that do not exist, and reference cycles, as located issues. */
 export function checkReferences(docs: Document[]): Issue[] {
   const issues: Issue[] = [];
+  if (docs.every((d) => referencesOf(d).length === 0)) return issues;
   const byAddress = new Map(docs.map((d) => [d.address, d]));
   for (const d of docs) {
     for (const r of referencesOf(d)) {
@@ -89,7 +106,6 @@ export function checkReferences(docs: Document[]): Issue[] {
       }
     }
   }
-  if (docs.every((d) => referencesOf(d).length === 0)) return issues;
   const graph = dependencyGraph(docs);
   const cycle = findCycle(new Map([...graph].map(([a, deps]) => [a, deps.filter((x) => byAddress.has(x))])));
   if (cycle) {

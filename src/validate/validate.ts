@@ -16,7 +16,7 @@ const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Iss
 export function nearestPos(src: SourceDoc, pointer: string) {
   let p = pointer;
   for (;;) {
-    src.positions ??= src.locate?.() ?? new Map();
+    src.positions ??= src.locate?.(src.index) ?? new Map();
     const pos = src.positions.get(p);
     if (pos || p === '') return pos;
     p = p.slice(0, p.lastIndexOf('/'));
@@ -199,7 +199,8 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
   const identities = new Map<string, Document>();
   const unique = new Map<string, Document>();
   const movedFrom = new Map<string, Document>();
-  const declared = new Set(docs.map((d) => d.address));
+  // Only renamed documents ask which addresses are declared: most configurations have none.
+  const declared = docs.some((d) => d.moved_from) ? new Set(docs.map((d) => d.address)) : new Set<string>();
   for (const d of docs) {
     if (!d.moved_from) continue;
     const other = movedFrom.get(d.moved_from);

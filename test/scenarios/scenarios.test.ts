@@ -13,6 +13,7 @@ import { Store } from '../../src/emulator/store.js';
 import { defaultRegistry } from '../../src/kinds/registry.js';
 import { loadDir } from '../../src/load/load.js';
 import { planChanges } from '../../src/plan/build.js';
+import { keepForPlan } from '../../src/plan/keep.js';
 import type { Caller } from '../../src/remote/client.js';
 import { readLive } from '../../src/remote/read-live.js';
 import { renderers } from '../../src/report/formats.js';
@@ -21,7 +22,7 @@ import { planReads } from '../../src/remote/read-plan.js';
 import { interpolateSources } from '../../src/resolve/interpolate.js';
 import { checkReferences } from '../../src/resolve/refs.js';
 import { State } from '../../src/state/state.js';
-import type { Plan } from '../../src/types.js';
+import type { Observed, Plan } from '../../src/types.js';
 import { validateDocuments } from '../../src/validate/validate.js';
 
 const here = new URL('.', import.meta.url).pathname;
@@ -44,7 +45,8 @@ function platform(seedFile: string): { caller: Caller; reads: string[] } {
   return { caller, reads };
 }
 
-async function planScenario(dir: string) {
+/** `keep`: each resource cut down to what the plan needs as soon as it is read, as the CLI does (keepForPlan). */
+async function planScenario(dir: string, keep = true) {
   const { docs: sources, issues } = loadDir(join(dir, 'documents'), dir);
   issues.push(...interpolateSources(sources, { vars: {}, env: {} }));
   const { docs, issues: more } = validateDocuments(sources, defaultRegistry);
@@ -52,7 +54,10 @@ async function planScenario(dir: string) {
   expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
   const state = State.load(join(dir, 'state.json'));
   const { caller, reads } = platform(join(dir, 'live.yaml'));
-  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, { concurrency: 4 });
+  const onRead = (o: Observed | undefined) => {
+    if (o && keep) keepForPlan(defaultRegistry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
+  };
+  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, { concurrency: 4, onRead });
   expect(failures.map((f) => `${f.address}: ${f.error.message}`)).toEqual([]);
   const plan = planChanges(docs, observed, defaultRegistry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
   return { plan, reads };
@@ -67,6 +72,11 @@ describe('planner scenarios', () => {
     expect(existsSync(join(dir, 'live.yaml'))).toBe(true);
     const { plan, reads } = await planScenario(dir);
     await expect(`${JSON.stringify({ ...plan, reads: reads.sort() }, null, 2)}\n`).toMatchFileSnapshot(join(dir, 'expected-plan.json'));
+  });
+  it.each(folders)('%s: the same plan from the resources read whole', async (name) => {
+    const whole = await planScenario(join(here, name), false);
+    const kept = await planScenario(join(here, name));
+    expect(JSON.stringify(kept.plan)).toBe(JSON.stringify(whole.plan));
   });
 
   it.each(rendered)('%s, as the text and Markdown formats show it', async (name) => {

@@ -27,4 +27,8 @@ it('npm run bench --n 400 reports every step and its request counts', async () =
   expect(limited).toMatchObject({ step: 'plan, emulator at 200 rps', served: plan.reads });
   expect(capped).toMatchObject({ step: 'plan, --max-rps 300', served: plan.reads, answered_429: 0 });
   expect(capped.busiest_second).toBeLessThanOrEqual(300);
+  // Start-up: whole processes of the built CLI, timed (the times are the full benchmark's business).
+  expect(result.startup.map((r: { step: string }) => r.step)).toEqual(['node -e 0 (reference)', 'tapedeck --version', 'tapedeck validate (10 documents)']);
+  for (const r of result.startup) expect(r).toMatchObject({ median_ms: expect.any(Number), runs: 10 });
+  expect(Object.keys(result.targets)).toEqual(expect.arrayContaining(['version_under_150ms', 'validate_10_under_150ms', 'apply_rss_at_most_300mb']));
 });

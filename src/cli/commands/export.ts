@@ -8,7 +8,8 @@ import { UserError } from '../../errors.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
-import { loadDocuments, makeClient } from '../pipeline.js';
+import { loadDocuments } from '../check.js';
+import { makeClient } from '../pipeline.js';
 import { stateShown, withStateLock } from '../state-access.js';
 
 export interface ExportFlags extends CommonFlags {

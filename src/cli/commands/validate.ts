@@ -1,7 +1,7 @@
 import { ISSUE_FORMATS } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
-import { checkDocuments, noDocuments, printIssues } from '../pipeline.js';
+import { checkDocuments, noDocuments, printIssues } from '../check.js';
 
 /** Offline: every document checked, every issue printed at once in the format asked for (also GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
