@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { seededRandom } from '../../src/emulator/server.js';
 import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
 import { parseFile, parseWithYaml } from '../../src/load/load.js';
+import { nearestPos } from '../../src/validate/validate.js';
 import { yamlGenerator } from '../helpers/yaml-gen.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -141,6 +142,18 @@ describe('a document read in its file', () => {
       { a: '9007199254740993', b: ['-9223372036854775808', 1, '9007199254740993'], c: '18446744073709551615', d: '18446744073709551615', e: 9007199254740992 },
       ['/a', '/b/0', '/b/2', '/c', '/d'],
     ]]);
+  });
+
+  it('gives each document of a file its own positions, from one locator for the file (only when asked)', () => {
+    const text = 'kind: Vod\nname: a\n---\n# a comment\n\nkind: Vod\nname: b\nspec:\n  name: B\n---\nkind: Banner\nname: c\nspec:\n  items:\n    - x\n    - y\n';
+    const docs = parseFile(text, 'f.yaml', []);
+    expect(docs.map((d) => d.index)).toEqual([0, 1, 2]);
+    // The fast reader keeps no positions; one function per file works them out by document index.
+    expect(docs.every((d) => d.positions === undefined && d.locate === docs[0].locate)).toBe(true);
+    const at = (i: number, pointer: string) => nearestPos(docs[i], pointer);
+    expect([at(0, '/name'), at(1, '/name'), at(1, '/spec/name'), at(2, '/spec/items/1'), at(2, '/spec/items/1/nothing')]).toEqual([
+      { line: 2, col: 1 }, { line: 7, col: 1 }, { line: 9, col: 3 }, { line: 16, col: 7 }, { line: 16, col: 7 },
+    ]);
   });
 
   it.each([[3, true], [4, false]])('reads as it does alone, in generated files (seed %i, plain %s)', (seed, plain) => {
