@@ -6,9 +6,10 @@ import { errorLine, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
+import { specField } from '../kinds/paths.js';
 import { listAll, naturalKeyOf, unwrap } from '../remote/list.js';
 import type { Field } from '../schema/model.js';
-import { fieldAt, resourceModel } from '../schema/model.js';
+import { fieldAt, keyParts, resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
@@ -98,12 +99,11 @@ function listScopes(k: KindDef, project: string | undefined): JsonObject[] {
  */
 function keyLabel(k: KindDef, key: string, nameById: ReadonlyMap<string, string>): string {
   const field = k.identity.by === 'key' ? fieldAt(resourceModel(k.schema), k.identity.field) : undefined;
-  const parts = key.split('/');
-  const form = field?.refParts?.find((f) => f.length === parts.length);
-  if (!form) return key;
+  const parts = keyParts(field, key);
+  if (!parts) return key;
   // The project's (or organization's) id is that word wherever it stands: a project's key names it twice.
-  const plain = new Map(parts.flatMap((p, i) => (form[i] === 'project' || form[i] === 'organization' ? [[p, form[i]!]] : [])));
-  const words = parts.map((p, i) => (form[i] === null ? p : plain.get(p) ?? nameById.get(p) ?? p));
+  const plain = new Map(parts.flatMap(([p, ref]) => (ref === 'project' || ref === 'organization' ? [[p, ref]] : [])));
+  const words = parts.map(([p, ref]) => (ref === null ? p : plain.get(p) ?? nameById.get(p) ?? p));
   return [...new Set(words)].join('-');
 }
 
@@ -142,7 +142,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   if (unknown) throw new UserError(`${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
   // A read that needs values of the resource (a content type's base type and project) that nothing here knows is
   // left to the kind's lists, which are read below anyway.
-  const needs = (t: ExportTarget) => Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[p.replace(/^spec\./, '')] === undefined);
+  const needs = (t: ExportTarget) => Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[specField(p)] === undefined);
   const listed = targets.filter(needs);
   await mapPool(targets.filter((t) => !needs(t)), opts.concurrency, async (t) => {
     const k = registry.get(t.kind)!;

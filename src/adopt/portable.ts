@@ -6,7 +6,7 @@
 // listed, so the user sees what the new environment must provide.
 import type { Registry } from '../kinds/registry.js';
 import { creatable } from '../kinds/types.js';
-import { resourceModel, type Field } from '../schema/model.js';
+import { keyParts, resourceModel, type Field } from '../schema/model.js';
 import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { ExportedDoc } from './export.js';
 
@@ -50,7 +50,7 @@ function walk(field: Field, v: Json | undefined, site: Site, visit: Visit): Json
     // Text with a `$` in it was written literally by the export (`$${`): it is kept as it is, never made a variable.
     if (!v || v.includes('$')) return v;
     if (field.ref) return visit(field.ref, v, site);
-    if (field.refParts) return parts(field.refParts, v, site, visit);
+    if (field.refParts) return parts(field, v, site, visit);
     return v;
   }
   if (Array.isArray(v) && field.type === 'array') return v.map((x) => walk(field.items!, x, site, visit) as Json);
@@ -70,11 +70,10 @@ function walk(field: Field, v: Json | undefined, site: Site, visit: Visit): Json
 }
 
 /** A key of "/"-separated ids: the form with as many parts says what each part is; text parts stay. */
-function parts(forms: Array<Array<string | null>>, v: string, site: Site, visit: Visit): string {
-  const segments = v.split('/');
-  const form = forms.find((f) => f.length === segments.length);
-  if (!form) return visit([], v, site);
-  return segments.map((s, i) => (form[i] === null ? s : visit([form[i]!], s, site))).join('/');
+function parts(field: Field, v: string, site: Site, visit: Visit): string {
+  const pairs = keyParts(field, v);
+  if (!pairs) return visit([], v, site);
+  return pairs.map(([s, ref]) => (ref === null ? s : visit([ref], s, site))).join('/');
 }
 
 /** The variables made so far, one per (what, value). */

@@ -1,6 +1,7 @@
 // The platform's operations, generic over kinds: read, list, create (fields or duplicate), update (patch or
 // replace). Kind-specific rules come from the kind table and collectionRules, never from a check of the kind.
 import type { KindDef } from '../kinds/types.js';
+import { specField } from '../kinds/paths.js';
 import { resourceModel } from '../schema/model.js';
 import { clone, isObject, valueAt, zeroFill, type Json, type JsonObject } from '../schema/values.js';
 import { ApiFault, bad, notFound } from './fault.js';
@@ -61,7 +62,7 @@ export function read(store: Store, op: Operation): JsonObject {
   // Content types are looked up within a project and base type; a mismatch is "not found", as on the platform.
   for (const [q, path] of Object.entries(k.read.query ?? {})) {
     const want = query.get(q);
-    if (r[path.replace(/^spec\./, '')] !== want) throw notFound(`${k.kind} ${key}`);
+    if (r[specField(path)] !== want) throw notFound(`${k.kind} ${key}`);
   }
   return respond(k, k.read.wrapper, r);
 }

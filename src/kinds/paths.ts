@@ -41,11 +41,14 @@ export function fillPath(template: string, v: PathValues): string {
   });
 }
 
+/** The field of the spec that a `spec.x` in a kind's endpoint (query, extra body fields) names. */
+export const specField = (from: string) => from.replace(/^spec\./, '');
+
 export function withQuery(path: string, query: Record<string, string> | undefined, spec: JsonObject): string {
   if (!query) return path;
   const q = new URLSearchParams();
   for (const [name, from] of Object.entries(query)) {
-    const v = spec[from.replace(/^spec\./, '')];
+    const v = spec[specField(from)];
     if (v !== undefined && v !== null && v !== '') q.set(name, String(v));
   }
   const s = q.toString();

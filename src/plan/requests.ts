@@ -2,7 +2,7 @@
 // spec (and, for a replace, the live resource), and which fields the write sets, by meaning. The planner asks the
 // strategy; nothing else in the engine looks at a style.
 import type { CreateEndpoint, KindDef, UpdateEndpoint } from '../kinds/types.js';
-import { endpointPath } from '../kinds/paths.js';
+import { endpointPath, specField } from '../kinds/paths.js';
 import { fieldAt, type Field } from '../schema/model.js';
 import { normalize, valueAt, writableOnly, type Json, type JsonObject } from '../schema/values.js';
 import { leafPaths, managedFields, overlay, pick } from '../diff/diff.js';
@@ -56,7 +56,7 @@ const patch: Strategy<UpdateEndpoint & { style: 'patch' }> = {
     if (ep.idInResource) part.id = o.id ?? null;
     const body: JsonObject = {};
     if (ep.idField) body[ep.idField] = o.id ?? null;
-    for (const [name, from] of Object.entries(ep.extra ?? {})) body[name] = o.desired[from.replace(/^spec\./, '')] ?? null;
+    for (const [name, from] of Object.entries(ep.extra ?? {})) body[name] = o.desired[specField(from)] ?? null;
     body[ep.bodyKey ?? 'resource'] = part;
     body.update_mask = mask.join(',');
     return { method: ep.method, path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }), body, retry: retryable(ep), answer: k.read.wrapper };

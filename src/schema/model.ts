@@ -143,6 +143,16 @@ export function fieldAt(model: Field, path: string): Field | undefined {
   return cur;
 }
 
+/**
+ * A key of "/"-separated ids (x-ref-parts) read part by part: each part with what it is (its x-ref, or null for plain
+ * text), by the form with as many parts; undefined when the field has no forms or none has that many parts.
+ */
+export function keyParts(field: Field | undefined, key: string): Array<[part: string, ref: string | null]> | undefined {
+  const parts = key.split('/');
+  const form = field?.refParts?.find((f) => f.length === parts.length);
+  return form && parts.map((p, i) => [p, form[i]]);
+}
+
 /** A key as one segment of a JSON pointer (RFC 6901), and back. */
 export const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 export const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
