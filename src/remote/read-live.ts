@@ -2,7 +2,7 @@
 // wave (an adopted configuration) is filled into the next. What each document is to be comes from resolve/;
 // deciding what to change is the planner's.
 import { ApiError } from '../errors.js';
-import { createFor, type KindDef } from '../kinds/types.js';
+import { createFor, type KindDef, type UniqueWhen } from '../kinds/types.js';
 import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
 import { readPath, type PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
@@ -44,12 +44,12 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
   let claimed: Set<string> | undefined;
 
   const lists = new Map<string, Promise<JsonObject[]>>();
-  /** the lists of kinds with a uniqueness rule: the only ones the plan looks at once reading is done */
-  const ruled = new Set<string>();
+  /** the lists of kinds with a uniqueness rule, with their rules: the only ones the plan looks at once reading is done */
+  const ruled = new Map<string, UniqueWhen[]>();
   const listed = (k: KindDef, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> => {
     const key = listKey(k, scope);
     if (!lists.has(key)) lists.set(key, listAll(client, list, scope));
-    if (k.uniqueWhen?.length) ruled.add(key);
+    if (k.uniqueWhen?.length) ruled.set(key, k.uniqueWhen);
     return lists.get(key)!;
   };
   /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
@@ -190,11 +190,15 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       ...[...byList.values()].map((rs) => mapPool(rs, concurrency, read)),
     ]);
   }
+  // Only the live resources a rule can clash with (a default) outlive the reading: a project's 12,500 other
+  // configurations would stay in memory for the whole plan only to be skipped by the check.
   const seen = new Map<string, JsonObject[]>();
   for (const [key, p] of lists) {
-    if (!ruled.has(key)) continue;
+    const rules = ruled.get(key);
+    if (!rules) continue;
     const kind = key.split(' ')[0];
-    seen.set(kind, [...(seen.get(kind) ?? []), ...(await p.catch(() => []))]);
+    const holders = (await p.catch(() => [])).filter((r) => rules.some((u) => r[u.when] === true));
+    seen.set(kind, [...(seen.get(kind) ?? []), ...holders]);
   }
   return { observed, failures, liveListed: listedByKind(seen), notRead };
 }

@@ -5,6 +5,7 @@ import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
 import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
+import type { StateData } from './state.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -52,10 +53,10 @@ export interface StateBackend {
   /** the stored document's text (undefined: nothing stored yet) and its version, the token of the next write */
   read(): Promise<{ text?: string; version: number }>;
   /**
-   * Writes `data` only if the stored state is still at `version` (compare-and-set); returns the new version. A
+   * Writes the state `data` (in address order: document.ts) only if the stored state is still at `version` (compare-and-set); returns the new version. A
    * state written by anyone else since is refused (UserError) and nothing is written. Synchronous for a file.
    */
-  write(data: object, refs: StateRefs, version: number, info: WriteInfo): number | Promise<number>;
+  write(data: StateData, refs: StateRefs, version: number, info: WriteInfo): number | Promise<number>;
   /** Takes the lock on this state for the run, waiting up to `timeoutMs`; a holder is named when it does not come. */
   lock(timeoutMs: number): Promise<void>;
   /** The versions written, newest first. */

@@ -4,7 +4,9 @@ import { existsSync, statSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { readBounded, writePrivateFile } from '../util/files.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
+import { stateText } from './document.js';
 import { acquireLock } from './lock.js';
+import type { StateData } from './state.js';
 
 /** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
@@ -50,11 +52,11 @@ export class FileBackend implements StateBackend {
    * Atomic replace: a crash at any moment leaves the old file or the new one, never a torn one. The first write
    * checks that the file is still the one read: another writer's (one that ignored the lock) is never overwritten.
    */
-  write(data: object, _refs: StateRefs, version: number): number {
+  write(data: StateData, _refs: StateRefs, version: number): number {
     if (version === 0 && this.seen !== undefined && fingerprint(this.name) !== this.seen) {
       throw new UserError(`the state file ${this.name} was written by another run since this one read it; nothing was written (run again)`);
     }
-    writePrivateFile(this.name, `${JSON.stringify(data, null, 2)}\n`);
+    writePrivateFile(this.name, stateText(data));
     this.seen = fingerprint(this.name);
     return version + 1;
   }

@@ -10,6 +10,8 @@ import { Secrets, serverText } from '../report/redact.js';
 import type { BackendContext, HistoryEntry, StateBackend, StateRefs, WriteInfo } from './backend.js';
 import { LATEST, MIGRATIONS, tables } from './postgres-schema.js';
 import type { PgLocation } from './postgres-url.js';
+import { stateDocument } from './document.js';
+import type { StateData } from './state.js';
 
 /** A lock key (bigint) from a name, and its halves as pg_locks shows them (classid, objid). */
 function lockKey(name: string): { key: string; high: string; low: string } {
@@ -168,7 +170,7 @@ export class PostgresBackend implements StateBackend {
    * One statement, so one transaction: the row is written only if it still has the version and serial this run
    * read or last wrote, and the history's row for this serial is written with it (made, or brought up to date).
    */
-  async write(data: object, refs: StateRefs, version: number, info: WriteInfo): Promise<number> {
+  async write(data: StateData, refs: StateRefs, version: number, info: WriteInfo): Promise<number> {
     await this.ready(true);
     const w = this.ctx.writer;
     const set = version === 0
@@ -176,7 +178,7 @@ export class PostgresBackend implements StateBackend {
          ON CONFLICT (environment) DO NOTHING RETURNING version`
       : `UPDATE ${this.t.states} SET lineage = $2, serial = $3, version = version + 1, document = $4::json, updated_at = now()
          WHERE environment = $1 AND version = $10 AND serial = $11 RETURNING version`;
-    const params = [this.ctx.environment, refs.lineage, refs.serial, JSON.stringify(data), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
+    const params = [this.ctx.environment, refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
     const rows = await this.query<{ version: string }>('writing the state', `WITH s AS (${set})
       INSERT INTO ${this.t.history} AS h (environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command)
       SELECT $1, $2, $3, $4::json, $5, $6, $7, $8, $9 FROM s

@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors.js';
 import type { StateRef } from '../types.js';
 import type { StateBackend, WriteInfo } from './backend.js';
+import { STATE_FORMAT } from './document.js';
 import { FileBackend, MAX_STATE_BYTES } from './file-backend.js';
 import { checkState } from './shape.js';
 
-export const STATE_FORMAT = 1;
-export { MAX_STATE_BYTES };
+export { stateDocument } from './document.js';
+export { MAX_STATE_BYTES, STATE_FORMAT };
 
 export interface StateEntry {
   kind: string;
@@ -147,13 +148,13 @@ export class State {
       this.written = true;
     }
     if (this.backend instanceof FileBackend) {
-      this.version = this.backend.write(this.document(), this.refs(), this.version);
+      this.version = this.backend.write(this.data, this.refs(), this.version);
       return Promise.resolve();
     }
     this.next ??= this.writing.catch(() => {}).then(() => {
       this.next = undefined;
       this.writing = (async () => {
-        this.version = await this.backend.write(this.document(), this.refs(), this.version, this.info);
+        this.version = await this.backend.write(this.data, this.refs(), this.version, this.info);
       })();
       return this.writing;
     });
@@ -163,15 +164,4 @@ export class State {
   private refs() {
     return { lineage: this.data.lineage!, serial: this.data.serial! };
   }
-
-  document(): object {
-    return stateDocument(this.data);
-  }
-}
-
-/** The stored document: resources in address order, so a diff of two versions shows only what changed. */
-export function stateDocument(data: StateData): object {
-  const sorted = Object.fromEntries(Object.entries(data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const { lineage, serial, platform } = data;
-  return { format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted };
 }

@@ -8,13 +8,13 @@ import { dirname } from 'node:path';
  * `open` applies a mode only when it creates (a temp file left by a crash keeps its old one); and the rename
  * replaces whatever `file` was (an existing file of another mode, a symlink) instead of writing through it.
  */
-export function writePrivateFile(file: string, text: string): void {
+export function writePrivateFile(file: string, text: string | Iterable<string>): void {
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
     fchmodSync(fd, 0o600);
-    writeSync(fd, text);
+    for (const piece of typeof text === 'string' ? [text] : text) writeSync(fd, piece);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

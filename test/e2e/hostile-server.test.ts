@@ -112,7 +112,7 @@ describe('a server that loops, floods or stalls', () => {
     const d = testdir({});
     dirs.push(d);
     const run = await runCli(['export', d, '--base-url', server.url, '--project', 'p'], { cwd: d });
-    expect(run.stderr).toMatch(/warning: could not list Offer \(GET \/monetization\/offers\/v1\?project_id=p&page_size=1000&page_token=again: 200 bad_response: the list gave the page token "again" a second time/);
+    expect(run.stderr).toMatch(/warning: could not list Offer \(GET \/monetization\/offers\/v1\?project_id=p&page_size=100&page_token=again: 200 bad_response: the list gave the page token "again" a second time/);
     expect(server.hits()).toBe(2);
   });
 

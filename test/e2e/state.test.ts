@@ -147,7 +147,7 @@ describe('export when a list is refused', () => {
     const run = await runCli(['export', join(dir, 'out'), '--base-url', proxy.url, '--id', 'Vod=v1', '--retries', '0'], { cwd: dir });
     await proxy.close();
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^warning: could not list Event \(GET \/cms\/events\/v1\?page_size=1000: connection_failed/m);
+    expect(run.stderr).toMatch(/^warning: could not list Event \(GET \/cms\/events\/v1\?page_size=100: connection_failed/m);
     expect(readFileSync(join(dir, 'out/vod.yaml'), 'utf8')).toMatch(/^kind: Vod\n/);
   });
 });

@@ -93,7 +93,7 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
     // Forced over a newer or unrelated state: a serial above both, so every plan made against either is stale.
     const serial = refusal && current ? Math.max(current.serial ?? 0, incoming.serial!) + 1 : incoming.serial!;
     const pushed = { ...incoming, serial };
-    await backend.write(stateDocument(pushed), { lineage: pushed.lineage!, serial }, version, { command: 'state push' });
+    await backend.write(pushed, { lineage: pushed.lineage!, serial }, version, { command: 'state push' });
     const n = Object.keys(incoming.resources).length;
     io.out(`Pushed ${file} (serial ${serial}, lineage ${pushed.lineage}, ${n} resource${n === 1 ? '' : 's'}) to the state ${backend.name}.\n`);
     return 0;
