@@ -44,7 +44,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
   let claimed: Set<string> | undefined;
 
   const lists = new Map<string, Promise<JsonObject[]>>();
-  /** the lists of kinds with a uniqueness rule, with their rules: the only ones the plan looks at once reading is done */
+  /** the lists of kinds with a uniqueness rule, and the rules: the only lists the plan looks at after reading */
   const ruled = new Map<string, UniqueWhen[]>();
   const listed = (k: KindDef, list: ListSpec, scope: JsonObject): Promise<JsonObject[]> => {
     const key = listKey(k, scope);

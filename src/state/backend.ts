@@ -53,8 +53,9 @@ export interface StateBackend {
   /** the stored document's text (undefined: nothing stored yet) and its version, the token of the next write */
   read(): Promise<{ text?: string; version: number }>;
   /**
-   * Writes the state `data` (in address order: document.ts) only if the stored state is still at `version` (compare-and-set); returns the new version. A
-   * state written by anyone else since is refused (UserError) and nothing is written. Synchronous for a file.
+   * Writes the state `data` (stored in address order: document.ts) only if the stored state is still at `version`
+   * (compare-and-set); returns the new version. A state written by anyone else since is refused (UserError) and
+   * nothing is written. Synchronous for a file.
    */
   write(data: StateData, refs: StateRefs, version: number, info: WriteInfo): number | Promise<number>;
   /** Takes the lock on this state for the run, waiting up to `timeoutMs`; a holder is named when it does not come. */
