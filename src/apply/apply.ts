@@ -21,8 +21,8 @@ export interface ApplyOptions {
 
 /**
  * How often, at most, the state is rewritten for updates: a second apart, and ten times as long as its last write
- * took (a state of 100,000 resources takes some tenths of a second to write, and makes a string of 20 MB each
- * time). Creates and pending markers are written at once.
+ * took (a state of 100,000 resources is 20 MB of text, some tenths of a second to write). Creates and pending
+ * markers are written at once.
  */
 const SAVE_EVERY_MS = 1000;
 const SAVE_SHARE = 10;

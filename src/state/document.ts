@@ -3,9 +3,12 @@ import type { StateData } from './state.js';
 
 export const STATE_FORMAT = 1;
 
+/** The addresses in the order they are stored in. */
+const inStoredOrder = (resources: StateData['resources']) => Object.keys(resources).sort((a, b) => (a < b ? -1 : 1));
+
 /** The stored document as one object (the database's row, a comparison of two states). */
 export function stateDocument(data: StateData): object {
-  const sorted = Object.fromEntries(Object.entries(data.resources).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const sorted = Object.fromEntries(inStoredOrder(data.resources).map((a) => [a, data.resources[a]]));
   const { lineage, serial, platform } = data;
   return { format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted };
 }
@@ -20,7 +23,7 @@ const PIECE = 64 * 1024;
 export function* stateText(data: StateData): Generator<string> {
   const { lineage, serial, platform, resources } = data;
   const head = JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: {} }, null, 2);
-  const addresses = Object.keys(resources).sort((a, b) => (a < b ? -1 : 1));
+  const addresses = inStoredOrder(resources);
   if (!addresses.length) return yield `${head}\n`;
   // The head ends with `"resources": {}` and the closing brace: the entries go between that pair of braces.
   let piece = `${head.slice(0, head.lastIndexOf('{}'))}{\n`;
