@@ -41,9 +41,15 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     savedAt = Date.now();
     saveTook = savedAt - started;
   };
+  // What a change waits for is all that is looked up while applying: the plan filled in every reference it could,
+  // so only those to addresses in depends_on (and a create's to itself) are left. Tracking every address would
+  // cost a plan of 100,000 noops two maps of 100,000 entries.
+  const awaited = new Set(plan.changes.flatMap((c) => c.depends_on ?? []));
   const ids = new Map<string, string>();
-  for (const c of plan.changes) if (c.id) ids.set(c.address, c.id);
-  const outcome = new Map<string, ResultEntry>();
+  for (const c of plan.changes) if (c.id && awaited.has(c.address)) ids.set(c.address, c.id);
+  /** address -> how its change went, for the changes waiting for it */
+  const outcome = new Map<string, ResultEntry['outcome']>();
+  const results: ResultEntry[] = [];
   const idOf = (a: string) => ids.get(a);
 
   const create = creator(client, state, () => save(true), idOf);
@@ -72,7 +78,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
    */
   const record = (c: Change, id: string | undefined, answer?: JsonObject) => {
     // Sensitive fields are never stored: their drift goes unseen, their values stay out of the state file.
-    const planned = Object.fromEntries(Object.entries(fillReferences(c.managed ?? {}, idOf)).filter(([p]) => !touches(p, c.sensitive ?? [])));
+    // A change that sends nothing had every reference filled in when it was planned (an unknown one is a difference).
+    const filled = c.request ? fillReferences(c.managed ?? {}, idOf) : c.managed ?? {};
+    const planned = c.sensitive ? Object.fromEntries(Object.entries(filled).filter(([p]) => !touches(p, c.sensitive!))) : filled;
     const model = answer && c.schema ? resourceModel(c.schema) : undefined;
     const fields = model && answer
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
@@ -99,18 +107,14 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
 
   const run = async (c: Change): Promise<void> => {
     // A reference is satisfied by a known id; a requirement (the platform's ordering rules) only by having been applied.
-    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d)?.outcome !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
+    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d) !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
     let entry: ResultEntry;
     // Changes of the state alone: nothing is sent.
-    if (c.action === 'noop' || c.action === 'move' || c.action === 'release') {
+    if (c.action === 'move' || c.action === 'release') {
       if (c.action === 'release') state.forget(c.address);
       else record(c, c.id);
-      const done: ResultEntry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
-      outcome.set(c.address, done);
-      if (c.action !== 'noop') opts.onResult?.(done);
-      return;
-    }
-    if (failedDep) {
+      entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
+    } else if (failedDep) {
       entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied` };
     } else {
       try {
@@ -132,15 +136,26 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e) };
       }
     }
-    outcome.set(c.address, entry);
+    outcome.set(c.address, entry.outcome);
+    results.push(entry);
     opts.onResult?.(entry);
   };
 
-  for (const wave of waves(plan.changes, (c) => c.address, (c) => c.depends_on ?? [])) {
+  // Noops change only the state (an adopted resource's id, its fields as they are): most of a large plan, recorded
+  // in one pass before any write, without a promise or a result each.
+  for (const c of plan.changes) {
+    if (c.action !== 'noop') continue;
+    record(c, c.id);
+    if (awaited.has(c.address)) outcome.set(c.address, 'applied');
+  }
+  const changes = plan.changes.filter((c) => c.action !== 'noop');
+  for (const wave of waves(changes, (c) => c.address, (c) => c.depends_on ?? [])) {
     await mapPool(wave, opts.concurrency, run);
   }
   await state.save();
-  const results = plan.changes.filter((c) => c.action !== 'noop').map((c) => outcome.get(c.address)!);
+  // In the plan's order, as they were planned (they finish in any order).
+  const order = new Map(changes.map((c, i) => [c.address, i]));
+  results.sort((a, b) => order.get(a.address)! - order.get(b.address)!);
   const n = (o: ResultEntry['outcome']) => results.filter((r) => r.outcome === o).length;
   return {
     format_version: 1,

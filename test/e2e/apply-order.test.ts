@@ -1,6 +1,9 @@
 // The order apply writes in, from the emulator's call log: a referenced resource is written (and answered) before
 // the document that refers to it is sent, no write is sent twice, and a plan of an applied setup only reads.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import type { Call } from '../../src/emulator/calls.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
@@ -56,7 +59,7 @@ const line = (c: Call) => `${c.method} ${c.path}`;
 async function apply(dir: string, ...extra: string[]) {
   const run = await runCli(['apply', ...against(emu!.url, dir), '--yes', '--json', ...extra], { cwd: dir });
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as { results: { address: string; id?: string; outcome: string }[] };
+  return JSON.parse(run.stdout) as { results: { address: string; action: string; id?: string; outcome: string }[] };
 }
 
 describe('the order apply writes in, as the emulator received it', () => {
@@ -98,5 +101,26 @@ describe('the order apply writes in, as the emulator received it', () => {
     expect(emu.calls().filter((c) => c.method !== 'GET').map(line)).toEqual([]);
     await apply(dir, '--concurrency', String(concurrency));
     expect(emu.writes().map(line)).toEqual([]);
+  });
+});
+
+describe('what apply reports and records', () => {
+  it("lists each written or released change in the plan's order, and records every unchanged one in the state", async () => {
+    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'One' }, { id: 'o2', project_id: 'p', name: 'Two' }, { id: 'o3', project_id: 'p', name: 'Three' }] });
+    const offer = (name: string, id: string, title: string) => ({ kind: 'Offer', name, id, spec: { project_id: 'p', name: title } });
+    const dir = testdir({ 'a.yaml': [offer('one', 'o1', 'One'), offer('two', 'o2', 'Two'), offer('three', 'o3', 'Three')] });
+    await apply(dir);
+    // Offer/gone leaves the documents (released: the entry goes, the offer stays), Offer/two changes, the rest stays.
+    writeFileSync(join(dir, 'a.yaml'), [offer('one', 'o1', 'One'), offer('two', 'o2', 'Two, renamed')].map((d) => stringify(d)).join('---\n'));
+    const plan = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).stdout) as { changes: { address: string; action: string }[] };
+    const planned = plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.address}`);
+    // The release comes last in the plan, but it is done at once while the update waits for its answer.
+    expect(planned).toEqual(['update Offer/two', 'release Offer/three']);
+    const result = await apply(dir);
+    expect(result.results.map((r) => `${r.action} ${r.address}`)).toEqual(planned);
+    const state = JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')) as { resources: Record<string, { id: string; fields: object }> };
+    expect(Object.keys(state.resources).sort()).toEqual(['Offer/one', 'Offer/two']);
+    expect(state.resources['Offer/one']).toEqual({ kind: 'Offer', id: 'o1', fields: { project_id: 'p', name: 'One' } });
+    expect(state.resources['Offer/two'].fields).toEqual({ project_id: 'p', name: 'Two, renamed' });
   });
 });

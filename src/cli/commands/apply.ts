@@ -14,7 +14,7 @@ import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { loadDocuments } from '../check.js';
-import { baseUrl, makePlan } from '../pipeline.js';
+import { baseUrl, makePlan, type Planned } from '../pipeline.js';
 import { stateShown, withStateLock } from '../state-access.js';
 import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan } from './plan.js';
@@ -82,25 +82,36 @@ async function planAndApply(backend: StateBackend, opts: RunOptions, flags: Appl
  * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
  */
 async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const stale = (reasons: string[]) => {
-    io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${reasons.map((r) => `  ${r}\n`).join('')}`);
+  const made = await remakeSaved(saved, backend, opts, io);
+  if ('stale' in made) {
+    io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${made.stale.map((r) => `  ${r}\n`).join('')}`);
     return 1;
-  };
+  }
+  try {
+    // The saved plan shows what was reviewed; the plan made again holds the same changes and their sensitive values.
+    return await execute(made.plan, made.shown, made.state, made.client, opts, flags, io);
+  } finally {
+    await made.client.close();
+  }
+}
+
+/**
+ * The saved plan made again, or why it is stale. Its documents are loaded in here so that they are not held while
+ * the plan is applied.
+ */
+async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
   // What it was made from is checked before anything is read: another environment's URL may not even answer.
   const docs = loadDocuments(opts, io);
   const state = await State.open(backend);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
   const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
   const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
-  if (before.length) return stale(before);
-  const { plan: fresh, shown, client } = await makePlan(opts, io, { docs, state });
-  try {
-    const reasons = changeDifferences(saved, shown);
-    // The saved plan shows what was reviewed; the plan made again holds the same changes and their sensitive values.
-    return reasons.length ? stale(reasons) : await execute(fresh, shown, state, client, opts, flags, io);
-  } finally {
-    await client.close();
-  }
+  if (before.length) return { stale: before };
+  const made = await makePlan(opts, io, { docs, state });
+  const reasons = changeDifferences(saved, made.shown);
+  if (!reasons.length) return made;
+  await made.client.close();
+  return { stale: reasons };
 }
 
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
