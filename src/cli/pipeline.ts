@@ -51,7 +51,11 @@ export interface Planned {
 
 /** State entries no document declares: every address but those declared, and those a document moved from. */
 function undeclared(docs: Document[], state: State): Undeclared[] {
-  const declared = new Set(docs.flatMap((d) => [d.address, ...(d.moved_from && !state.entry(d.address) ? [d.moved_from] : [])]));
+  const declared = new Set<string>();
+  for (const d of docs) {
+    declared.add(d.address);
+    if (d.moved_from && !state.entry(d.address)) declared.add(d.moved_from);
+  }
   const out: Undeclared[] = [];
   for (const address in state.data.resources) {
     if (declared.has(address)) continue;

@@ -219,13 +219,16 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
     if (!byLevel.has(l)) byLevel.set(l, []);
     byLevel.get(l)!.push(d);
   }
-  const ordered = waves(
+  const inWaves = waves(
     [...byLevel].sort(([a], [b]) => a - b).flatMap(([, ds]) => ds),
     (d) => d.address, (d) => graph.get(d.address) ?? [],
-  ).flat();
+  );
+  // (Arrays of every document are not copied where they need not be: at 100,000 each is almost 1 MB.)
+  const ordered = inWaves.length === 1 ? inWaves[0] : inWaves.flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
-  const changes = [...obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address))), ...(ctx.undeclared ?? []).map(released)];
+  const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
+  for (const u of ctx.undeclared ?? []) changes.push(released(u));
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return { changes, summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), noop: count('noop') } };
 }
