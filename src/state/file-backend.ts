@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { readBounded, writePrivateFile } from '../util/files.js';
+import { readJsonObject, TooBig } from '../util/json-pieces.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
 import { stateText } from './document.js';
 import { acquireLock } from './lock.js';
@@ -38,10 +39,34 @@ export class FileBackend implements StateBackend {
     try {
       bytes = readBounded(this.name, MAX_STATE_BYTES);
     } catch (e) {
-      throw new UserError(`cannot read state file ${this.name}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw this.unreadable(e);
     }
-    if (!bytes) throw new UserError(`state file ${this.name} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
+    if (!bytes) throw this.unreadable(new TooBig());
     return { text: bytes.toString('utf8'), version: 0 };
+  }
+
+  /**
+   * The state as parsed JSON (`parse` throws a SyntaxError where it is not JSON); no `parse`: there is no file.
+   * Read in pieces where it can be (a large state is never one string in memory), else parsed whole.
+   */
+  readParsed(): { parse?: () => unknown; version: number } {
+    this.seen = fingerprint(this.name);
+    if (!existsSync(this.name)) return { version: 0 };
+    const parse = () => {
+      let json: unknown;
+      try {
+        json = readJsonObject(this.name, 'resources', MAX_STATE_BYTES);
+      } catch (e) {
+        throw this.unreadable(e);
+      }
+      return json ?? JSON.parse(this.readSync().text!);
+    };
+    return { parse, version: 0 };
+  }
+
+  private unreadable(e: unknown): UserError {
+    if (e instanceof TooBig) return new UserError(`state file ${this.name} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
+    return new UserError(`cannot read state file ${this.name}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
 
   async read(): Promise<{ text?: string; version: number }> {

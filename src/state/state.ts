@@ -43,12 +43,17 @@ export interface StateData {
 
 /** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
 export function parseState(text: string | undefined, label: string): StateData {
-  if (text === undefined) return { format_version: STATE_FORMAT, resources: {} };
+  return text === undefined ? { format_version: STATE_FORMAT, resources: {} } : checkedState(() => JSON.parse(text), label);
+}
+
+/** A state as `parse` reads it (a SyntaxError where it is not JSON), checked. */
+function checkedState(parse: () => unknown, label: string): StateData {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parse();
   } catch (e) {
-    throw new UserError(`${label} is not valid JSON (${(e as Error).message}); restore it from a backup or remove it and adopt with export`);
+    if (!(e instanceof SyntaxError)) throw e;
+    throw new UserError(`${label} is not valid JSON (${e.message}); restore it from a backup or remove it and adopt with export`);
   }
   // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
   const problem = checkState(data, STATE_FORMAT);
@@ -71,12 +76,16 @@ export class State {
 
   /** A state file, read at once (tests, and every caller that knows it has a file). */
   static load(file: string): State {
-    const backend = new FileBackend(file);
-    const { text, version } = backend.readSync();
-    return new State(backend, parseState(text, backend.label), version);
+    return State.fromFile(new FileBackend(file));
+  }
+
+  private static fromFile(backend: FileBackend): State {
+    const { parse, version } = backend.readParsed();
+    return new State(backend, parse ? checkedState(parse, backend.label) : parseState(undefined, backend.label), version);
   }
 
   static async open(backend: StateBackend): Promise<State> {
+    if (backend instanceof FileBackend) return State.fromFile(backend);
     const { text, version } = await backend.read();
     return new State(backend, parseState(text, backend.label), version);
   }

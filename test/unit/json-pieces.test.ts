@@ -1,0 +1,75 @@
+// A JSON object read from a file in pieces (json-pieces.ts, the state file's reader): where it answers, it is what
+// JSON.parse of the whole text gives; where the text is not what it expects, it answers nothing and the caller
+// parses the whole text (so a malformed file gets JSON.parse's own error). Every case is read with buffers of 1, 7
+// and 4,096 bytes, so that each value also arrives split over several reads.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonObject, TooBig } from '../../src/util/json-pieces.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tapedeck-json-pieces-'));
+let n = 0;
+const file = (text: string) => {
+  const f = join(dir, `f${n++}.json`);
+  writeFileSync(f, text);
+  return f;
+};
+
+const many = JSON.stringify({ format_version: 1, resources: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`Offer/o${i}`, { kind: 'Offer', id: `o${i}`, fields: { name: `Offer ${i}` } }])) }, null, 2);
+
+const same: Array<[string, string]> = [
+  ['a state as tapedeck writes it', many],
+  ['compact, no white space', '{"format_version":1,"serial":2,"resources":{"Vod/a":{"kind":"Vod","id":"v"},"Vod/b":{"kind":"Vod"}}}'],
+  ['white space of every kind', ' \r\n\t{ "resources" :\n{ "Vod/a" :\t{ "kind" : "Vod" } ,"Vod/b":{"kind":"Vod"}\n}\r\n, "serial" : 3 }\n\n'],
+  ['brackets, braces, quotes and escapes inside strings', String.raw`{"resources":{"Banner/a":{"kind":"Banner","fields":{"t":"}]{[\"\\","u":"\\\"}"}},"Banner/\"b\\":{"kind":"Banner"}},"x":"{"}`],
+  ['escaped keys and text beyond ASCII', '{"resources":{"Banner/\\u00e4 ü":{"kind":"Banner","fields":{"name":"日本 ✓"}}},"l\\u0069neage":"x"}'],
+  ['nested arrays and objects in an entry', '{"resources":{"Event/z":{"kind":"Event","existing":["e1",["e2",{"a":[[]]}]],"fields":{"n":-1.5e3,"t":true,"f":false,"z":null}}}}'],
+  ['scalars of every kind at the top', '{"a":1,"b":-0.5E+2,"c":true,"d":false,"e":null,"f":"s","g":[1,2],"h":{},"resources":{}}'],
+  ['an empty object', '{}'],
+  ['resources empty', '{"format_version":1,"resources":{}}'],
+  ['resources not an object (the state check refuses it later)', '{"resources":[1,2]}'],
+  ['a key twice: the last value wins, in the first place', '{"serial":1,"resources":{"Vod/a":{"kind":"Vod","id":"1"},"Vod/a":{"kind":"Vod","id":"2"}},"serial":2}'],
+];
+
+const refused: Array<[string, string]> = [
+  ['not JSON at all', 'format_version: 1'],
+  ['empty', ''],
+  ['a list at the top', '[{"resources":{}}]'],
+  ['a string at the top', '"{}"'],
+  ['a byte order mark first', '\ufeff{"resources":{}}'],
+  ['a comma too many', '{"resources":{"Vod/a":{"kind":"Vod"},}}'],
+  ['a comma too many at the top', '{"resources":{},}'],
+  ['a missing comma', '{"a":1 "b":2}'],
+  ['a missing colon', '{"a" 1}'],
+  ['unclosed', '{"resources":{"Vod/a":{"kind":"Vod"}'],
+  ['an unclosed string', '{"resources":{"Vod/a":{"kind":"Vod}}}'],
+  ['mismatched brackets', '{"resources":{"Vod/a":{"kind":"Vod"]}}'],
+  ['a bad escape', '{"resources":{"Vod/a":{"kind":"V\\od"}}}'],
+  ['a bare word', '{"a":yes}'],
+  ['text after the object', '{"resources":{}} {}'],
+  ['a key that is not a string', '{1:2}'],
+  ['__proto__ as a key (left to JSON.parse)', '{"resources":{"__proto__":{"kind":"Vod"}}}'],
+];
+
+describe('a JSON object read in pieces', () => {
+  it.each(same)('%s: what JSON.parse gives', (_name, text) => {
+    const f = file(text);
+    for (const chunk of [1, 7, 4096]) {
+      const read = readJsonObject(f, 'resources', 1e9, chunk);
+      expect(read, `buffer of ${chunk}`).toEqual(JSON.parse(text));
+      expect(JSON.stringify(read)).toBe(JSON.stringify(JSON.parse(text)));
+    }
+  });
+  it.each(refused)('%s: nothing, for JSON.parse of the whole text to answer', (_name, text) => {
+    const f = file(text);
+    for (const chunk of [1, 7, 4096]) expect(readJsonObject(f, 'resources', 1e9, chunk), `buffer of ${chunk}`).toBeUndefined();
+  });
+  it('stops past the bound with TooBig', () => {
+    expect(() => readJsonObject(file(many), 'resources', 1000, 64)).toThrow(TooBig);
+    expect(readJsonObject(file(many), 'resources', many.length, 64)).toEqual(JSON.parse(many));
+  });
+  it('leaves what is not a regular file to the caller', () => {
+    expect(readJsonObject(dir, 'resources', 1e9)).toBeUndefined();
+  });
+});
