@@ -1,8 +1,11 @@
 // Runs one tapedeck command (the built CLI, in this process) and reports what it cost: wall time, CPU time and
 // peak RSS of this process alone, as one JSON line on stderr. Used by bench/run.ts.
+import { tuneEngine } from '../dist/cli/engine.js';
 import { main } from '../dist/cli/main.js';
 import { processIo } from '../dist/cli/io.js';
 
+// As bin.js does before it runs a command.
+tuneEngine();
 // The command's modules are loaded before the clock starts, as they were when main.js imported them statically:
 // these rows time the run; start-up has rows of its own (bench/startup.ts).
 const command = process.argv[2];
