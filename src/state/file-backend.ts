@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { readBounded, writePrivateFile } from '../util/files.js';
-import { readJsonObject, TooBig } from '../util/json-pieces.js';
+import { readJsonFile, TooBig } from '../util/json-pieces.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
 import { stateText } from './document.js';
 import { acquireLock } from './lock.js';
@@ -53,13 +53,11 @@ export class FileBackend implements StateBackend {
     this.seen = fingerprint(this.name);
     if (!existsSync(this.name)) return { version: 0 };
     const parse = () => {
-      let json: unknown;
       try {
-        json = readJsonObject(this.name, 'resources', MAX_STATE_BYTES);
+        return readJsonFile(this.name, 'resources', MAX_STATE_BYTES);
       } catch (e) {
-        throw this.unreadable(e);
+        throw e instanceof SyntaxError ? e : this.unreadable(e);
       }
-      return json ?? JSON.parse(this.readSync().text!);
     };
     return { parse, version: 0 };
   }

@@ -2,9 +2,9 @@
 // state's `resources`) one at a time, each parsed on its own. A state of 100,000 resources is 20 MB of text: read
 // as one string, it stayed in memory for the whole run (V8 frees a string that large only at a full collection,
 // which a run may never need). Only where values end is found here; JSON.parse reads every piece, and anything
-// unexpected gives up (undefined): the caller then parses the whole text, so a malformed file gets JSON.parse's
-// own answer, as before.
+// unexpected gives up: the whole text is then parsed, so a malformed file gets JSON.parse's own answer, as before.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readBoundedFrom } from './files.js';
 
 const [QUOTE, BACKSLASH, COLON, COMMA, OPEN, CLOSE, OPEN_LIST, CLOSE_LIST] = [...'"\\:,{}[]'].map((c) => c.charCodeAt(0));
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -121,16 +121,29 @@ function valueInto(r: Reader, into: Record<string, unknown>, key: string): boole
 }
 
 /**
- * The JSON object in a regular file, its member `inner` (an object) read member by member; undefined where the
- * file is not a regular file or not read as expected here (parse the whole text instead). Throws TooBig past
- * `max` bytes, and the file system's errors.
+ * The JSON value in a file, as JSON.parse of its text gives it (a SyntaxError where it is not JSON). The members of
+ * its object member `inner` (and the other top-level members) are parsed one at a time where the file is a
+ * regular one read as expected here; else the whole text is, read from the same open file (one that was replaced
+ * or removed meanwhile is not read instead). Throws TooBig past `max` bytes, and the file system's errors.
  */
-export function readJsonObject(file: string, inner: string, max: number, chunk = 1024 * 1024): Record<string, unknown> | undefined {
+export function readJsonFile(file: string, inner: string, max: number, chunk = 1024 * 1024): unknown {
   const fd = openSync(file, 'r');
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const r = new Reader(fd, max, chunk);
-    const out: Record<string, unknown> = {};
+    const regular = fstatSync(fd).isFile();
+    const pieces = regular ? inPieces(new Reader(fd, max, chunk), inner) : undefined;
+    if (pieces) return pieces;
+    const whole = readBoundedFrom(fd, max, regular ? 0 : undefined);
+    if (!whole) throw new TooBig();
+    return JSON.parse(whole.toString('utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The object read, `inner` member by member; undefined where the text is not what this reader expects. */
+function inPieces(r: Reader, inner: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  try {
     const read = members(r, (key) => {
       if (key !== inner || r.peek() !== OPEN) return valueInto(r, out, key);
       const nested: Record<string, unknown> = {};
@@ -141,7 +154,5 @@ export function readJsonObject(file: string, inner: string, max: number, chunk =
   } catch (e) {
     if (e instanceof SyntaxError) return undefined;
     throw e;
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,12 +1,13 @@
-// A JSON object read from a file in pieces (json-pieces.ts, the state file's reader): where it answers, it is what
-// JSON.parse of the whole text gives; where the text is not what it expects, it answers nothing and the caller
-// parses the whole text (so a malformed file gets JSON.parse's own error). Every case is read with buffers of 1, 7
-// and 4,096 bytes, so that each value also arrives split over several reads.
+// A JSON file read in pieces (json-pieces.ts, the state file's reader): it answers what JSON.parse of the whole
+// text gives, value or error, whether it could read the file in pieces or had to parse the whole text from the
+// same open file (a file replaced or removed meanwhile is never read twice). Every case is read with buffers of 1,
+// 7 and 4,096 bytes, so that each value also arrives split over several reads.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readJsonObject, TooBig } from '../../src/util/json-pieces.js';
+import { readJsonFile, TooBig } from '../../src/util/json-pieces.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tapedeck-json-pieces-'));
 let n = 0;
@@ -32,7 +33,8 @@ const same: Array<[string, string]> = [
   ['a key twice: the last value wins, in the first place', '{"serial":1,"resources":{"Vod/a":{"kind":"Vod","id":"1"},"Vod/a":{"kind":"Vod","id":"2"}},"serial":2}'],
 ];
 
-const refused: Array<[string, string]> = [
+/** Texts the pieces reader gives up on: what JSON.parse says of the whole text, a value or an error. */
+const whole: Array<[string, string]> = [
   ['not JSON at all', 'format_version: 1'],
   ['empty', ''],
   ['a list at the top', '[{"resources":{}}]'],
@@ -56,20 +58,49 @@ describe('a JSON object read in pieces', () => {
   it.each(same)('%s: what JSON.parse gives', (_name, text) => {
     const f = file(text);
     for (const chunk of [1, 7, 4096]) {
-      const read = readJsonObject(f, 'resources', 1e9, chunk);
+      const read = readJsonFile(f, 'resources', 1e9, chunk);
       expect(read, `buffer of ${chunk}`).toEqual(JSON.parse(text));
       expect(JSON.stringify(read)).toBe(JSON.stringify(JSON.parse(text)));
     }
   });
-  it.each(refused)('%s: nothing, for JSON.parse of the whole text to answer', (_name, text) => {
+  it.each(whole)('%s: what JSON.parse of the whole text gives', (_name, text) => {
     const f = file(text);
-    for (const chunk of [1, 7, 4096]) expect(readJsonObject(f, 'resources', 1e9, chunk), `buffer of ${chunk}`).toBeUndefined();
+    let expected: { value?: unknown; error?: string };
+    try {
+      expected = { value: JSON.parse(text) };
+    } catch (e) {
+      expected = { error: (e as SyntaxError).message };
+    }
+    for (const chunk of [1, 7, 4096]) {
+      let read: { value?: unknown; error?: string };
+      try {
+        read = { value: readJsonFile(f, 'resources', 1e9, chunk) };
+      } catch (e) {
+        expect(e, `buffer of ${chunk}`).toBeInstanceOf(SyntaxError);
+        read = { error: (e as SyntaxError).message };
+      }
+      expect(read, `buffer of ${chunk}`).toEqual(expected);
+    }
+  });
+  it('gives up past the bound with TooBig, reading the whole text too', () => {
+    const text = `{"resources":{"Vod/a":{"kind":"Vod"},}, "pad": "${'x'.repeat(2000)}"}`;
+    expect(() => readJsonFile(file(text), 'resources', 1000, 64)).toThrow(TooBig);
   });
   it('stops past the bound with TooBig', () => {
-    expect(() => readJsonObject(file(many), 'resources', 1000, 64)).toThrow(TooBig);
-    expect(readJsonObject(file(many), 'resources', many.length, 64)).toEqual(JSON.parse(many));
+    expect(() => readJsonFile(file(many), 'resources', 1000, 64)).toThrow(TooBig);
+    expect(readJsonFile(file(many), 'resources', many.length, 64)).toEqual(JSON.parse(many));
   });
-  it('leaves what is not a regular file to the caller', () => {
-    expect(readJsonObject(dir, 'resources', 1e9)).toBeUndefined();
+  it('reads a pipe whole, once', () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `printf '%s' '${many}' > ${fifo}`]);
+    try {
+      expect(readJsonFile(fifo, 'resources', 1e9)).toEqual(JSON.parse(many));
+    } finally {
+      writer.kill();
+    }
+  });
+  it('refuses a directory with the file system\'s error', () => {
+    expect(() => readJsonFile(dir, 'resources', 1e9)).toThrow(expect.objectContaining({ code: 'EISDIR' }));
   });
 });
