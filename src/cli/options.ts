@@ -232,7 +232,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const defaults = project?.defaults ?? {};
   const number = (name: string, raw: string | undefined, fallback: number, min = 1) => check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
-  const maxRps = f.maxRps === undefined ? undefined : number('--max-rps', f.maxRps, 1);
+  const maxRps = f.maxRps === undefined ? defaults.max_rps : number('--max-rps', f.maxRps, 1);
   const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
   const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);

@@ -18,7 +18,7 @@ export interface Environment {
 export interface Project {
   version: 1;
   environments?: Record<string, Environment>;
-  defaults?: { concurrency?: number; timeout?: number; retries?: number; retry_deadline?: number };
+  defaults?: { concurrency?: number; max_rps?: number; timeout?: number; retries?: number; retry_deadline?: number };
   endpoints?: EndpointOverrides;
 }
 

@@ -90,6 +90,18 @@ describe('--max-rps', () => {
     expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(20);
   });
 
+  it('tapedeck.yaml\'s defaults.max_rps caps a run that gives no flag; the flag overrides it', async () => {
+    emu = await emulator({ vods: vods(24) });
+    const dir = testdir({ 'vods.yaml': vodDocs(24), 'tapedeck.yaml': 'version: 1\ndefaults: { max_rps: 10 }\n' });
+    expect((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).code).toBe(0);
+    expect(emu.calls()).toHaveLength(24);
+    expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(10);
+    const before = emu.calls().length;
+    expect((await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '1000'], { cwd: dir })).code).toBe(0);
+    // Unpaced, the 24 reads of the second plan fall in one second.
+    expect(busiestSecond(emu.calls().slice(before))).toBe(24);
+  });
+
   it.each([['abc'], ['0'], ['-1'], ['1.5']])('--max-rps %s is refused, nothing sent', async (value) => {
     emu = await emulator({ vods: vods(1) });
     const dir = testdir({ 'vods.yaml': vodDocs(1) });
