@@ -12,6 +12,7 @@ import { readState } from './state-access.js';
 import type { Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadDocuments } from './check.js';
+import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 import { platformProblem } from './reach.js';
@@ -84,6 +85,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       reading.tick();
     } });
     reading.done();
+    collectPhaseGarbage();
     if (failures.length) {
       // A platform that cannot be used at all is one line, not one per document.
       const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
