@@ -15,8 +15,8 @@ export function tuneEngine(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
   // The old generation grows at most 20% over what is live before the next full collection (V8 otherwise lets it
   // grow up to 4× while collections are cheap): the garbage a run carries stays in proportion to what it keeps, and
-  // memory grows about linearly with the configuration. At 100,000 documents plan 229 MB instead of 270, for about
-  // 25% more CPU at that size (10% at 10,000) and no longer wall time, which the platform's round trips decide.
+  // memory grows about linearly with the configuration. At 100,000 documents plan 216 MB instead of 233 (with the
+  // collection after the reads), for more full collections: CPU within this machine's noise, no longer wall time.
   setFlagsFromString('--heap-growing-percent=20');
   // `gc` is handed only to a context made after the flag is set: taken from one, it stays out of the program's globals.
   setFlagsFromString('--expose-gc');
@@ -27,8 +27,8 @@ export function tuneEngine(): void {
  * A full collection when a phase's garbage is done with: after the reads, before the plan is built. The reads
  * are mostly waiting on the platform and allocate too slowly for V8 to start a full collection (at 100,000
  * documents none runs for 48 s), so their promoted garbage (answers, request bookkeeping) was still there when
- * building and applying the plan piled their own on top: plan 230 -> 215 MB, apply 235 -> 225 MB at 100,000,
- * for one collection of some tens of milliseconds. A no-op where the process was not tuned (tests, a library user).
+ * building and applying the plan piled their own on top: at 100,000 plan 229 -> 216 MB, apply 236 -> 221 MB,
+ * no-op plan 300 -> 252 MB, for one collection of about 50 ms. A no-op where the process was not tuned (tests).
  */
 export function collectPhaseGarbage(): void {
   collect?.();
