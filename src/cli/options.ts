@@ -7,7 +7,7 @@ import { readBounded } from '../util/files.js';
 import { Reported, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
-import { loadProject, type Environment, type Project } from '../project/project.js';
+import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
 import { isObject } from '../schema/values.js';
 import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
@@ -43,6 +43,8 @@ export interface RunOptions {
   /** plan a create for a resource the state knows but the platform does not (else that is an error) */
   recreateMissing: boolean;
   dir: string;
+  /** the configuration's identity (tapedeck.yaml's name, or its default): its state records it */
+  configuration: string;
   envName: string;
   baseUrl?: string;
   /** where the state is: a file, or a PostgreSQL database (one row per environment) */
@@ -270,6 +272,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   return {
     recreateMissing: !!f.recreateMissing,
     dir,
+    configuration: configurationName(dir, project),
     envName,
     baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
     state,

@@ -74,7 +74,8 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
   const registry = opts.registry;
   const all = loaded.docs ?? loadDocuments(opts, io);
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
-  state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
+  const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
+  if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));
   const client = makeClient(opts, io);

@@ -7,7 +7,7 @@ import type { Io } from './io.js';
 import { positiveInt, type RunOptions } from './options.js';
 
 export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
-  return openBackend(opts.state, { environment: opts.envName, writer: writerOf(io.env), timeoutMs: opts.timeoutMs });
+  return openBackend(opts.state, { configuration: opts.configuration, environment: opts.envName, writer: writerOf(io.env), timeoutMs: opts.timeoutMs });
 }
 
 /** Runs `use` with the backend open, and closes it after, whatever happens. */

@@ -1,7 +1,7 @@
 // The project file, tapedeck.yaml at the root of DIR: environments (base URL, vars, state path), defaults, and
 // endpoint overrides. Validated by schemas/project.schema.json with located errors.
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { MAX_FILE_BYTES, parseFile, PROJECT_FILE } from '../load/load.js';
 import type { EndpointOverrides } from '../kinds/registry.js';
 import type { Issue } from '../types.js';
@@ -17,6 +17,8 @@ export interface Environment {
 
 export interface Project {
   version: 1;
+  /** the configuration's identity (its state records it); default: configurationName() */
+  name?: string;
   environments?: Record<string, Environment>;
   defaults?: { concurrency?: number; max_rps?: number; timeout?: number; retries?: number; retry_deadline?: number };
   endpoints?: EndpointOverrides;
@@ -48,4 +50,16 @@ export function loadProject(dir: string, cwd: string): { project?: Project; file
     }
   }
   return issues.length ? { file, issues } : { project: doc.value as Project, file, issues };
+}
+
+/**
+ * The configuration's identity, which its state records: tapedeck.yaml's `name`, else DIR's path inside its git
+ * work tree (`.` at its root: the same in every clone and CI checkout), else DIR's own name.
+ */
+export function configurationName(dir: string, project: Project | undefined): string {
+  if (project?.name) return project.name;
+  for (let at = dir; ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return relative(at, dir).split(sep).join('/') || '.';
+    if (dirname(at) === at) return basename(dir) || '.';
+  }
 }

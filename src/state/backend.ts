@@ -86,7 +86,9 @@ export function actorOf(env: NodeJS.ProcessEnv): string {
 export const writerOf = (env: NodeJS.ProcessEnv): Writer => ({ actor: actorOf(env), host: hostname(), pid: process.pid, tapedeckVersion: tapedeckVersion() });
 
 export interface BackendContext {
-  /** the environment: a database holds one state per environment */
+  /** the configuration (tapedeck.yaml's name, or its default): a database keys its rows by it and the environment */
+  configuration: string;
+  /** the environment: a database holds one state per configuration and environment */
   environment: string;
   writer: Writer;
   /** how long connecting may take */

@@ -9,8 +9,8 @@ const inStoredOrder = (resources: StateData['resources']) => Object.keys(resourc
 /** The stored document as one object (the database's row, a comparison of two states). */
 export function stateDocument(data: StateData): object {
   const sorted = Object.fromEntries(inStoredOrder(data.resources).map((a) => [a, data.resources[a]]));
-  const { lineage, serial, platform } = data;
-  return { format_version: STATE_FORMAT, lineage, serial, platform, resources: sorted };
+  const { lineage, serial, configuration, platform } = data;
+  return { format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: sorted };
 }
 
 /** How many characters of text a piece holds before it is handed out (the file is written piece by piece). */
@@ -21,8 +21,8 @@ const PIECE = 64 * 1024;
  * resource at a time: at 100,000 resources the whole text is 20 MB, made again at every write of an apply.
  */
 export function* stateText(data: StateData): Generator<string> {
-  const { lineage, serial, platform, resources } = data;
-  const head = JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, platform, resources: {} }, null, 2);
+  const { lineage, serial, configuration, platform, resources } = data;
+  const head = JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: {} }, null, 2);
   const addresses = inStoredOrder(resources);
   if (!addresses.length) return yield `${head}\n`;
   // The head ends with `"resources": {}` and the closing brace: the entries go between that pair of braces.

@@ -52,6 +52,17 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
       )`,
     ];
   },
+  // Rows keyed by the configuration too (tapedeck.yaml's name): two directories with one environment name and one
+  // database have a row each. Rows from before keep '' until a run of their configuration writes them (adopts them).
+  (s) => {
+    const t = tables(s);
+    return [
+      `ALTER TABLE ${t.states} ADD COLUMN configuration text NOT NULL DEFAULT '', DROP CONSTRAINT states_pkey, ADD PRIMARY KEY (configuration, environment)`,
+      `ALTER TABLE ${t.history} ADD COLUMN configuration text NOT NULL DEFAULT '', DROP CONSTRAINT history_environment_lineage_serial_key,
+        ADD UNIQUE (configuration, environment, lineage, serial)`,
+      `ALTER TABLE ${t.locks} ADD COLUMN configuration text NOT NULL DEFAULT '', DROP CONSTRAINT locks_pkey, ADD PRIMARY KEY (configuration, environment)`,
+    ];
+  },
 ];
 
 export const LATEST = MIGRATIONS.length;

@@ -33,6 +33,8 @@ export class PostgresBackend implements StateBackend {
   /** the version of tapedeck's tables in the database, once looked at */
   private schemaAt: number | undefined;
   private locked = false;
+  /** the configuration of the row read: this one's, or '' (a row from before rows had one, adopted by the next write) */
+  private rowConfiguration: string;
   /** the serial stored as last read or written: a write checks it too */
   private storedSerial = 0;
   private readonly t: ReturnType<typeof tables>;
@@ -43,8 +45,9 @@ export class PostgresBackend implements StateBackend {
     this.name = `${loc.shown} (environment ${ctx.environment})`;
     this.label = `the state ${this.name}`;
     this.t = tables(loc.schema);
+    this.rowConfiguration = ctx.configuration;
     this.secrets.add(loc.password);
-    this.stateLock = lockKey(`tapedeck state ${loc.schema} ${ctx.environment}`);
+    this.stateLock = lockKey(`tapedeck state ${loc.schema} ${ctx.configuration} ${ctx.environment}`);
   }
 
   /** A database error as one line: what was being done, the server's message (secrets masked) and its code. */
@@ -86,6 +89,16 @@ export class PostgresBackend implements StateBackend {
     }
     this.client = client;
     return client;
+  }
+
+  /** What this run's rows are keyed by: the configuration and the environment. */
+  private key(): [string, string] {
+    return [this.ctx.configuration, this.ctx.environment];
+  }
+
+  /** A table to read: tables from before rows had a configuration (read, never upgraded, by a reader) show ''. */
+  private rows(table: 'states' | 'history'): string {
+    return this.schemaAt! >= 2 ? this.t[table] : `(SELECT '' AS configuration, * FROM ${this.t[table]}) AS r`;
   }
 
   /** The version of tapedeck's tables; a writer makes or upgrades them, a reader of an empty database does not. */
@@ -142,9 +155,10 @@ export class PostgresBackend implements StateBackend {
     }
     this.locked = true;
     const w = this.ctx.writer;
-    await this.query('recording the lock holder', `INSERT INTO ${this.t.locks} AS l (environment, host, pid, actor, since, backend_pid) VALUES ($1, $2, $3, $4, $5, pg_backend_pid())
-      ON CONFLICT (environment) DO UPDATE SET host = excluded.host, pid = excluded.pid, actor = excluded.actor, since = excluded.since, backend_pid = excluded.backend_pid`,
-    [this.ctx.environment, w.host, w.pid, w.actor, new Date().toISOString()]);
+    await this.query('recording the lock holder', `INSERT INTO ${this.t.locks} AS l (configuration, environment, host, pid, actor, since, backend_pid)
+      VALUES ($1, $2, $3, $4, $5, $6, pg_backend_pid()) ON CONFLICT (configuration, environment)
+      DO UPDATE SET host = excluded.host, pid = excluded.pid, actor = excluded.actor, since = excluded.since, backend_pid = excluded.backend_pid`,
+    [...this.key(), w.host, w.pid, w.actor, new Date().toISOString()]);
   }
 
   lockLost(): string | undefined {
@@ -172,17 +186,20 @@ export class PostgresBackend implements StateBackend {
       AND classid = $1::oid AND objid = $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`, [high, low]);
     if (!held) return 'a run that has just finished';
     const [row] = await this.query<{ host: string; pid: number; actor: string; since: Date; backend_pid: number }>('looking up the lock holder',
-      `SELECT host, pid, actor, since, backend_pid FROM ${this.t.locks} WHERE environment = $1`, [this.ctx.environment]);
+      `SELECT host, pid, actor, since, backend_pid FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2`, this.key());
     if (!row || row.backend_pid !== held.pid) return `database session ${held.pid}, which has not recorded its host yet`;
     return `host ${row.host}, pid ${row.pid}, actor ${row.actor}, since ${row.since.toISOString()}`;
   }
 
   async read(): Promise<{ text?: string; version: number }> {
     if (!(await this.ready(false))) return { version: 0 };
-    const [row] = await this.query<{ text: string; version: string; serial: string }>('reading the state',
-      `SELECT document::text AS text, version, serial FROM ${this.t.states} WHERE environment = $1`, [this.ctx.environment]);
+    // This configuration's row, else one from before rows had a configuration (its document says whose it is).
+    const [row] = await this.query<{ text: string; version: string; serial: string; configuration: string }>('reading the state',
+      `SELECT document::text AS text, version, serial, configuration FROM ${this.rows('states')} WHERE configuration IN ($1, '') AND environment = $2
+       ORDER BY configuration DESC LIMIT 1`, this.key());
     if (!row) return { version: 0 };
     this.storedSerial = Number(row.serial);
+    this.rowConfiguration = row.configuration;
     return { text: row.text, version: Number(row.version) };
   }
 
@@ -193,25 +210,31 @@ export class PostgresBackend implements StateBackend {
   async write(data: StateData, refs: StateRefs, version: number, info: WriteInfo): Promise<number> {
     await this.ready(true);
     const w = this.ctx.writer;
+    // An update also adopts a row from before rows had a configuration: it is this configuration's from now on.
     const set = version === 0
-      ? `INSERT INTO ${this.t.states} (environment, lineage, serial, version, document) VALUES ($1, $2, $3, 1, $4::json)
-         ON CONFLICT (environment) DO NOTHING RETURNING version`
-      : `UPDATE ${this.t.states} SET lineage = $2, serial = $3, version = version + 1, document = $4::json, updated_at = now()
-         WHERE environment = $1 AND version = $10 AND serial = $11 RETURNING version`;
-    const params = [this.ctx.environment, refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
+      ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) VALUES ($1, $2, $3, $4, 1, $5::json)
+         ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
+      : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
+         WHERE configuration = $13 AND environment = $2 AND version = $11 AND serial = $12 RETURNING version`;
+    const params = [...this.key(), refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
     const rows = await this.query<{ version: string }>('writing the state', `WITH s AS (${set})
-      INSERT INTO ${this.t.history} AS h (environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command)
-      SELECT $1, $2, $3, $4::json, $5, $6, $7, $8, $9 FROM s
-      ON CONFLICT (environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
+      INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command)
+      SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10 FROM s
+      ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
         actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command
-      RETURNING (SELECT version FROM s) AS version`, version === 0 ? params : [...params, version, this.storedSerial]);
+      RETURNING (SELECT version FROM s) AS version`, version === 0 ? params : [...params, version, this.storedSerial, this.rowConfiguration]);
     if (!rows.length) throw await this.conflict();
     this.storedSerial = refs.serial;
+    if (this.rowConfiguration !== this.ctx.configuration) {
+      await this.query('adopting the history', `UPDATE ${this.t.history} SET configuration = $1 WHERE configuration = '' AND environment = $2 AND lineage = $3`, [...this.key(), refs.lineage]);
+      this.rowConfiguration = this.ctx.configuration;
+    }
     return Number(rows[0].version);
   }
 
   private async conflict(): Promise<UserError> {
-    const [now] = await this.query<{ serial: string; updated_at: Date }>('reading the state', `SELECT serial, updated_at FROM ${this.t.states} WHERE environment = $1`, [this.ctx.environment]);
+    const [now] = await this.query<{ serial: string; updated_at: Date }>('reading the state', `SELECT serial, updated_at FROM ${this.t.states}
+      WHERE configuration = $1 AND environment = $2`, [this.rowConfiguration, this.ctx.environment]);
     const at = now ? `it is at serial ${now.serial}, written ${now.updated_at.toISOString()}` : 'it was removed';
     return new UserError(`${this.label} was written by another run since this one read it (${at}); nothing was written: run again`);
   }
@@ -219,14 +242,14 @@ export class PostgresBackend implements StateBackend {
   async history(limit: number): Promise<HistoryEntry[]> {
     if (!(await this.ready(false))) return [];
     const rows = await this.query<Record<string, unknown>>('reading the history', `SELECT serial, lineage, written_at, actor, host, tapedeck_version, configuration_hash, command, writes
-      FROM ${this.t.history} WHERE environment = $1 ORDER BY serial DESC, id DESC LIMIT $2`, [this.ctx.environment, limit]);
+      FROM ${this.rows('history')} WHERE configuration IN ($1, '') AND environment = $2 ORDER BY serial DESC, id DESC LIMIT $3`, [...this.key(), limit]);
     return rows.map((r) => ({ ...r, serial: Number(r.serial), written_at: (r.written_at as Date).toISOString() }) as HistoryEntry);
   }
 
   async version(serial: number): Promise<string | undefined> {
     if (!(await this.ready(false))) return undefined;
-    const [row] = await this.query<{ text: string }>('reading the history', `SELECT document::text AS text FROM ${this.t.history}
-      WHERE environment = $1 AND serial = $2 ORDER BY id DESC LIMIT 1`, [this.ctx.environment, serial]);
+    const [row] = await this.query<{ text: string }>('reading the history', `SELECT document::text AS text FROM ${this.rows('history')}
+      WHERE configuration IN ($1, '') AND environment = $2 AND serial = $3 ORDER BY id DESC LIMIT 1`, [...this.key(), serial]);
     return row?.text;
   }
 
@@ -236,7 +259,7 @@ export class PostgresBackend implements StateBackend {
     this.client = undefined;
     if (this.locked && !this.lost) {
       this.locked = false;
-      await client.query(`DELETE FROM ${this.t.locks} WHERE environment = $1 AND backend_pid = pg_backend_pid()`, [this.ctx.environment]).catch(() => {});
+      await client.query(`DELETE FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2 AND backend_pid = pg_backend_pid()`, this.key()).catch(() => {});
       await client.query('SELECT pg_advisory_unlock($1::bigint)', [this.stateLock.key]).catch(() => {});
     }
     let timer: NodeJS.Timeout | undefined;

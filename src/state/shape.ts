@@ -25,6 +25,7 @@ export function checkState(data: unknown, format: number): string | undefined {
   if (!isObject(data)) return 'is not a tapedeck state file (not a JSON object)';
   if (data.format_version !== format) return `has format_version ${JSON.stringify(data.format_version)}; this tapedeck reads version ${format}`;
   if (data.lineage !== undefined && typeof data.lineage !== 'string') return 'lineage must be a string';
+  if (data.configuration !== undefined && (typeof data.configuration !== 'string' || !data.configuration)) return 'configuration must be a non-empty string';
   if (data.serial !== undefined && !(Number.isSafeInteger(data.serial) && (data.serial as number) >= 0)) return 'serial must be a whole number of at least 0';
   if (!isObject(data.resources)) return 'resources must be an object of addresses';
   for (const [address, e] of Object.entries(data.resources)) {

@@ -36,6 +36,8 @@ export interface StateData {
   lineage?: string;
   /** how many times it was written by a run; a saved plan applies only to the serial it was made against */
   serial?: number;
+  /** the configuration it belongs to (tapedeck.yaml's name, or its default), recorded by its first write */
+  configuration?: string;
   /** the platform it belongs to, recorded by its first run: a run against another one is refused */
   platform?: Platform;
   resources: Record<string, StateEntry>;
@@ -107,12 +109,29 @@ export class State {
    * one from its next write on. Another platform is refused before anything is read: its 404s would plan a
    * re-create of everything the state knows.
    */
-  bindTo(platform: Platform): void {
+  bindTo(platform: Platform, configuration: string): string | undefined {
+    const note = this.bindConfiguration(configuration);
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
       throw new UserError(`the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`);
     }
     this.data.platform = platform;
+    return note;
+  }
+
+  /**
+   * Binds the state to the configuration a run is for: another one's state is refused before anything is read (its
+   * plan would release that configuration's resources, and that one's next apply create them again). A state that
+   * records none yet (older than this check) takes this one from its next write: the note says so.
+   */
+  bindConfiguration(configuration: string): string | undefined {
+    const had = this.data.configuration;
+    if (had && had !== configuration) {
+      throw new UserError(`the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`);
+    }
+    this.data.configuration = configuration;
+    if (had || !Object.keys(this.data.resources).length) return undefined;
+    return `the state ${this.where} records no configuration yet: it is bound to configuration ${configuration} from its next write`;
   }
 
   /** Where this state stands: a plan records it, and a saved plan is applied only while it still holds. */

@@ -23,7 +23,8 @@ beforeEach(async () => {
       { kind: 'Offer', name: 'premium', spec: { project_id: 'p', name: 'Premium', billing_partner_offer_id: '${Offer/base.id}' } },
     ],
     'vods.yaml': [{ kind: 'Vod', name: 'one', id: 'v1', spec: { name: 'New' } }, { kind: 'Vod', name: 'two', id: 'v2', spec: { name: 'New' } }],
-    '.tapedeck/default.state.json': JSON.stringify({ format_version: 1, resources: { 'Vod/old': { kind: 'Vod', id: 'v3' } } }),
+    'tapedeck.yaml': 'version: 1\nname: targets\n',
+    '.tapedeck/default.state.json': JSON.stringify({ format_version: 1, configuration: 'targets', resources: { 'Vod/old': { kind: 'Vod', id: 'v3' } } }),
   });
 });
 afterEach(() => emu.close());

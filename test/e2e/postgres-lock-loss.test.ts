@@ -44,7 +44,7 @@ describe.skipIf(!pg)('the lock\'s session ends mid-apply', () => {
   it('no write after the loss: another run takes the lock and finishes, and the platform ends as that run left it', async () => {
     const url = pg.url(`loss${++schemas}`);
     let armed = false;
-    const other = testdir({ 'o.yaml': offers('v3') });
+    const other = testdir({ 'o.yaml': offers('v3'), 'tapedeck.yaml': 'version: 1\nname: shop\n' });
     let otherRun: Awaited<ReturnType<typeof runCli>> | undefined;
     const base = await platform((method) => (armed && method === 'PATCH' ? { then: async () => {
       armed = false;
@@ -52,9 +52,9 @@ describe.skipIf(!pg)('the lock\'s session ends mid-apply', () => {
       otherRun = await runCli(['apply', other, '--base-url', base, '--yes'], { cwd: other, env: { TAPEDECK_STATE_URL: url } });
     } } : undefined));
     const env = { TAPEDECK_STATE_URL: url };
-    const setup = testdir({ 'o.yaml': offers('v1') });
+    const setup = testdir({ 'o.yaml': offers('v1'), 'tapedeck.yaml': 'version: 1\nname: shop\n' });
     expect((await runCli(['apply', setup, '--base-url', base, '--yes'], { cwd: setup, env })).code).toBe(0);
-    const stale = testdir({ 'o.yaml': offers('v2') });
+    const stale = testdir({ 'o.yaml': offers('v2'), 'tapedeck.yaml': 'version: 1\nname: shop\n' });
     armed = true;
     const run = await runCli(['apply', stale, '--base-url', base, '--yes', '--concurrency', '1', '--json'], { cwd: stale, env });
     expect(otherRun?.code, otherRun?.stderr).toBe(0);
@@ -71,7 +71,7 @@ describe.skipIf(!pg)('the lock\'s session ends mid-apply', () => {
   it('the database goes away mid-apply: every outcome is still reported, the ones the state does not record named', async () => {
     const url = pg.url(`loss${++schemas}`);
     const base = await platform((method, n) => (method === 'POST' && n === 1 ? { then: () => endLockSession(pg) } : undefined));
-    const dir = testdir({ 'o.yaml': offers('v1') });
+    const dir = testdir({ 'o.yaml': offers('v1'), 'tapedeck.yaml': 'version: 1\nname: shop\n' });
     const run = await runCli(['apply', dir, '--base-url', base, '--yes', '--concurrency', '1', '--json'], { cwd: dir, env: { TAPEDECK_STATE_URL: url } });
     expect(run.code).toBe(1);
     const result = JSON.parse(run.stdout);

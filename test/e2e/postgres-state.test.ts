@@ -28,7 +28,7 @@ const fresh = () => `t${++schemas}_${process.pid}`;
 const offer = (name: string, title = name) => ({ kind: 'Offer', name, spec: { project_id: 'p', name: title } });
 
 const location = (url: string): StateLocation => ({ kind: 'postgres', pg: parsePgUrl(url, 'test', {}) });
-const backendFor = (url: string, environment = 'default') => openBackend(location(url), { environment, writer: writerOf({ TAPEDECK_ACTOR: 'test' }), timeoutMs: 10_000 });
+const backendFor = (url: string, environment = 'default') => openBackend(location(url), { configuration: 'test', environment, writer: writerOf({ TAPEDECK_ACTOR: 'test' }), timeoutMs: 10_000 });
 
 describe.skipIf(!pg)('the PostgreSQL state', () => {
   it('is made on first use; each apply adds a history row: serial, when, who, host, version, configuration hash', async () => {
@@ -42,7 +42,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     writeFileSync(join(dir, 'a.yaml'), [offer('a'), offer('b')].map((d) => JSON.stringify(d)).join('\n---\n'));
     const second = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir, env: { ...env, TAPEDECK_ACTOR: 'bob' } });
     expect(second.code, second.stderr).toBe(0);
-    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations`)).toEqual([{ version: 1 }]);
+    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).toEqual([{ version: 1 }, { version: 2 }]);
     const history = await runCli(['state', 'history', dir, '--json'], { cwd: dir, env });
     const rows = JSON.parse(history.stdout);
     expect(rows).toEqual([
@@ -134,7 +134,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     await pg.sql(`INSERT INTO ${schema}.schema_migrations (version, tapedeck_version) VALUES (99, 'future')`);
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['state', 'list', dir, '--state', pg.url(schema)], { cwd: dir });
-    expect(run.stderr).toMatch(/holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 1: upgrade tapedeck/);
+    expect(run.stderr).toMatch(/holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 2: upgrade tapedeck/);
   });
 });
 
@@ -165,7 +165,8 @@ describe.skipIf(!pg)('the lock', () => {
   it('a second apply fails at once naming the holder; with --lock-timeout it waits for it', async () => {
     emu = await emulator();
     const url = pg.url(fresh());
-    const dir = testdir({ 'a.yaml': [offer('a')] });
+    // The holder's configuration: the lock is per configuration and environment.
+    const dir = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': 'version: 1\nname: test\n' });
     const holder = await backendFor(url);
     await holder.lock(0);
     const refused = await runCli(['apply', ...against(emu.url, dir), '--yes', '--state', url], { cwd: dir });
@@ -230,7 +231,8 @@ describe.skipIf(!pg)('the database password', () => {
   it('is never printed: not from the URL, PGPASSWORD or the project file, not in pg\'s errors, not with --debug', async () => {
     emu = await emulator();
     const schema = fresh();
-    const dir = testdir({ 'a.yaml': [offer('a')] });
+    // One configuration in two directories (below, one with the password in its project file): one row.
+    const dir = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': 'version: 1\nname: shared\n' });
     const outputs: string[] = [];
     const cli = async (args: string[], env: Record<string, string> = {}, cwd = dir) => {
       const r = await runCli(args, { cwd, env });
@@ -247,7 +249,7 @@ describe.skipIf(!pg)('the database password', () => {
     const viaEnv = await cli(['state', 'list', dir, '--state', bare], { PGPASSWORD: pg.password });
     expect(viaEnv.code, viaEnv.stderr).toBe(0);
     // From the project file: ${env.NAME} fills the password in, percent-encoded.
-    const project = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': `version: 1\nenvironments:\n  default:\n    state: postgres://${pg.user}:\${env.DB_PASSWORD}@127.0.0.1:${pg.port}/postgres?schema=${schema}\n` });
+    const project = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': `version: 1\nname: shared\nenvironments:\n  default:\n    state: postgres://${pg.user}:\${env.DB_PASSWORD}@127.0.0.1:${pg.port}/postgres?schema=${schema}\n` });
     const viaProject = await cli(['plan', ...against(emu.url, project)], { DB_PASSWORD: pg.password }, project);
     expect(viaProject.stdout).toMatch(/No changes/);
     const missing = await cli(['plan', ...against(emu.url, project)], {}, project);

@@ -128,9 +128,11 @@ describe('export', () => {
 
   it('resources named by the state are exported under their addresses', async () => {
     emu = await emulator(seed);
-    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'the-replay', id: 'vod1', spec: { name: 'Replay' } } });
+    // The export's directory is the same configuration as the state's (a state belongs to one configuration).
+    const project = 'version: 1\nname: replays\n';
+    const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'the-replay', id: 'vod1', spec: { name: 'Replay' } }, 'tapedeck.yaml': project });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
-    const out = join(dir, 'out');
+    const out = testdir({ 'tapedeck.yaml': project });
     const run = await runCli(['export', out, '--base-url', emu.url, '--state', statePath(dir), '--project', 'p'], { cwd: dir });
     expect(run.code).toBe(0);
     expect(readFileSync(join(out, 'vod.yaml'), 'utf8')).toMatch(/^kind: Vod\nname: the-replay\nid: vod1\n/);

@@ -47,7 +47,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       const state = await State.open(backend);
       state.writtenBy({ command: 'export' });
       // Ids read from one platform are never recorded in another platform's state.
-      state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
+      state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName }, opts.configuration);
       const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
       const { skipped } = live;
       const portable = flags.portable ? makePortable(opts.registry, live.docs, flags.project) : undefined;

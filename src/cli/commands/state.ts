@@ -10,6 +10,7 @@ export type LockFlags = CommonFlags & { lockTimeout?: string };
 export async function stateList(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const state = await readState(opts, io);
+  state.bindConfiguration(opts.configuration);
   const entries = Object.entries(state.data.resources);
   if (opts.json) {
     io.out(`${JSON.stringify(Object.fromEntries(entries.map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}) }])), null, 2)}\n`);
@@ -26,6 +27,7 @@ async function editState(dir: string | undefined, flags: LockFlags, io: Io, comm
   const opts = buildOptions(dir, flags, io);
   return withStateLock(opts, io, flags.lockTimeout, async (backend) => {
     const state = await State.open(backend);
+    state.bindConfiguration(opts.configuration);
     const done = edit(state, state.where);
     state.writtenBy({ command });
     await state.save();
