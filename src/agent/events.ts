@@ -22,7 +22,7 @@ export function notifications(r: RunReport, environment: string, told: { drift: 
   } else if (r.changes?.length && !r.applied) {
     const fingerprint = `${r.commit} ${listed(r.changes)}`;
     if (fingerprint !== told.drift) {
-      events.push({ ...base, event: 'drift', summary: r.summary, changes: r.changes.slice(0, 100), text: `tapedeck ${environment}: ${r.changes.length} resource${r.changes.length === 1 ? '' : 's'} differ from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}` });
+      events.push({ ...base, event: 'drift', summary: r.summary, changes: r.changes.slice(0, 100), text: `tapedeck ${environment}: ${r.changes.length} resource${r.changes.length === 1 ? ' differs' : 's differ'} from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}` });
     }
     told.drift = fingerprint;
   } else if (r.summary) {
