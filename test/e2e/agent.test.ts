@@ -130,14 +130,14 @@ describe('tapedeck agent', () => {
     await until('two runs', async () => (await a.status()).runs >= 2);
     const res = await fetch(`${a.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    const families = parsePrometheus(await res.text()) as { name: string; type: string; metrics: any[] }[];
+    const families = parsePrometheus(await res.text());
     const family = (name: string) => families.find((f) => f.name === name)!;
     expect(families.map((f) => f.name).sort()).toEqual([
       'tapedeck_agent_changes_applied_total', 'tapedeck_agent_last_success_timestamp_seconds', 'tapedeck_agent_lock_held',
       'tapedeck_agent_requests_total', 'tapedeck_agent_resources_drifted', 'tapedeck_agent_run_duration_seconds',
       'tapedeck_agent_runs_total', 'tapedeck_agent_throttled_requests_total',
     ]);
-    const runs = Object.fromEntries(family('tapedeck_agent_runs_total').metrics.map((m) => [m.labels.result, Number(m.value)]));
+    const runs = Object.fromEntries(family('tapedeck_agent_runs_total').metrics.map((m) => [m.labels?.result, Number(m.value)]));
     expect(runs.success).toBeGreaterThanOrEqual(2);
     expect(runs).toMatchObject({ failed: 0, invalid: 0 });
     expect(family('tapedeck_agent_run_duration_seconds').type).toBe('HISTOGRAM');
@@ -145,7 +145,7 @@ describe('tapedeck agent', () => {
     expect(family('tapedeck_agent_lock_held').metrics[0].value).toBe('1');
     expect(family('tapedeck_agent_changes_applied_total').metrics[0].value).toBe('1');
     expect(Number(family('tapedeck_agent_last_success_timestamp_seconds').metrics[0].value)).toBeGreaterThan(1.7e9);
-    const requests = Object.fromEntries(family('tapedeck_agent_requests_total').metrics.map((m) => [m.labels.kind, Number(m.value)]));
+    const requests = Object.fromEntries(family('tapedeck_agent_requests_total').metrics.map((m) => [m.labels?.kind, Number(m.value)]));
     expect(requests.write).toBe(1);
     expect(requests.read).toBeGreaterThan(0);
     expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
