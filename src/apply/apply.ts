@@ -40,6 +40,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   const stopped = () => (stop ??= state.lockLost());
   /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
   const save = async (urgent: boolean) => {
+    // No write without the lock; nor, once a save failed, a create whose marker could not be stored.
+    const why = stopped();
+    if (why) throw new NotSent(why);
     if (!urgent && Date.now() - savedAt < Math.max(SAVE_EVERY_MS, SAVE_SHARE * saveTook)) return;
     const started = Date.now();
     // Set before the save is awaited, so the writes finishing meanwhile do not each start one.
