@@ -151,6 +151,8 @@ export interface Plan {
   configuration_hash: string;
   environment: { name: string; base_url: string };
   state: StateRef;
+  /** the plan creates and its state is new (holds no resource): the other states of the configuration in sight */
+  new_state?: { others: string[] };
   /** saved plans only: where the documents are, relative to the plan file, so apply --plan needs no DIR */
   configuration?: { dir: string };
   /** --target patterns: the plan covers only the documents they match and what those reference (partial) */

@@ -18,6 +18,7 @@ const commands = {
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
   stateVersions: () => import('./commands/state-versions.js'),
+  stateMigrate: () => import('./commands/state-migrate.js'),
   schema: () => import('./commands/schema.js'),
   emulator: () => import('./commands/emulator.js'),
   agent: () => import('./commands/agent.js'),
@@ -129,6 +130,10 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .option('--force', 'write it even over a newer serial, another lineage or environment')
     .action(async (file, dir, flags) => { code = await (await commands.stateVersions()).statePush(file, dir, flags, io); });
+  common(state.command('migrate <from> [dir]').description('move a state (FROM: a file or postgres:// URL) to the environment and state this configuration uses now (--env, --state), rebinding it; nothing on the platform changes'))
+    .option('--from-env <name>', 'FROM\'s environment, for a database (default: --env)')
+    .option('--lock-timeout <seconds>', 'wait this long for an apply holding either state')
+    .action(async (from, dir, flags) => { code = await (await commands.stateMigrate()).stateMigrate(from, dir, flags, io); });
   const agent = program.command('agent').description('pull a repository and reconcile it every interval; /metrics, /healthz, /readyz, /status, /hooks/github')
     .option('--repo <url>', 'the repository: https://, file:// or a local path')
     .option('--branch <name>', 'the branch to follow (default main)')

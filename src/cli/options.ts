@@ -1,7 +1,7 @@
 // Options travel as one typed object built here from flags, environment variables and the project file;
 // nothing else reads flags or the environment. Precedence: flag > environment variable > project file > default.
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { FORMATS, renderers, type Format, type IssueFormat } from '../report/formats.js';
 import { readBounded } from '../util/files.js';
 import { Reported, UserError } from '../errors.js';
@@ -14,7 +14,7 @@ import type { Io } from './io.js';
 import { parseTargets } from './targets.js';
 import type { Issue } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
-import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
+import { defaultState, stateLocation } from './state-location.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -173,50 +173,6 @@ function environment(project: Project | undefined, file: string, f: CommonFlags,
   if (!known.length || Object.hasOwn(envs, envName)) return { envName, env: envs[envName] };
   if (chosen === undefined) throw new UserError(`an environment is needed: ${file} defines ${known.join(', ')}; choose one with --env NAME (or TAPEDECK_ENV)`);
   throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
-}
-
-const defaultState = (dir: string, envName: string): StateLocation => ({ kind: 'file', path: join(dir, '.tapedeck', `${envName}.state.json`) });
-
-/**
- * Where the state is: --state (a file or a postgres:// URL), else TAPEDECK_STATE_URL, else the environment's
- * `state:` (a file relative to DIR, or a URL whose `${env.NAME}` are filled in), else DIR/.tapedeck/<env>.state.json.
- * Every password met on the way is registered as a secret before anything can print it.
- */
-function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env: Environment | undefined): StateLocation {
-  const database = (raw: string, from: string): StateLocation => {
-    const pg = parsePgUrl(raw, from, io.env);
-    for (const secret of pgSecrets(raw, pg)) io.secret?.(secret);
-    return { kind: 'postgres', pg };
-  };
-  // Something shaped like a database URL is never a file: a typo would plan against an empty state.
-  const notMistyped = (raw: string, from: string) => {
-    for (const secret of loosePasswords(raw)) io.secret?.(secret);
-    const problem = mistypedUrl(raw);
-    if (problem) throw new UserError(`${from}: ${problem}`);
-  };
-  if (f.state) {
-    if (isPostgresUrl(f.state)) return database(f.state, '--state');
-    notMistyped(f.state, '--state');
-    return { kind: 'file', path: resolve(io.cwd, f.state) };
-  }
-  const url = io.env.TAPEDECK_STATE_URL;
-  if (url) {
-    notMistyped(url, 'TAPEDECK_STATE_URL');
-    if (!isPostgresUrl(url)) throw new UserError('TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)');
-    return database(url, 'TAPEDECK_STATE_URL');
-  }
-  if (!env?.state) return defaultState(dir, envName);
-  const from = `tapedeck.yaml: environments.${envName}.state`;
-  if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) {
-    notMistyped(env.state, from);
-    return { kind: 'file', path: resolve(dir, env.state) };
-  }
-  // The password filled in is registered by database() below; a host or user name filled in is no secret.
-  const { value, problem } = fillEnv(env.state, io.env);
-  if (problem) throw new UserError(`${from}: ${problem}`);
-  notMistyped(value!, from);
-  if (!isPostgresUrl(value!)) throw new UserError(`${from}: \${env.…} must give a PostgreSQL URL (postgres://…)`);
-  return database(value!, from);
 }
 
 /** Runs rules without stopping at the first bad one: each UserError's line is kept, to report all together. */

@@ -3,6 +3,7 @@ import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorLine, Reported, UserError } from '../errors.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { keepForPlan } from '../plan/keep.js';
+import { otherStates } from './other-states.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
@@ -104,6 +105,8 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       tapedeck_version: tapedeckVersion(),
       environment: { name: opts.envName, base_url: client.opts.baseUrl },
       state: state.ref(),
+      // A new state and creates: every one of them may be a duplicate of a resource another state records.
+      ...(summary.create && !Object.keys(state.data.resources).length ? { new_state: { others: otherStates(opts, io) } } : {}),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
       changes,

@@ -80,10 +80,19 @@ export function destination(env: Plan['environment'], state?: string): string {
   return `environment ${env.name} at ${env.base_url}${state ? `, state ${state}` : ''}`;
 }
 
+/** A plan creating against a new state says so, naming the other states of the configuration in sight. */
+export function newStateLines(p: Plan): string[] {
+  if (!p.new_state) return [];
+  const { others } = p.new_state;
+  const head = `The state is new: it records no resource, so every resource below is created.${others.length ? '' : ' No other state of this configuration is in sight.'}`;
+  if (!others.length) return [head];
+  return [head, `If they exist already, they are recorded in another state of this configuration: ${others.join(', ')}. Move it here with tapedeck state migrate instead of applying this plan.`];
+}
+
 /** The text plan; `state`: where the state is, named in the header beside the environment and the base URL. */
 export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string {
   const body = p.changes.flatMap((c) => renderChange(c, s));
-  const where = p.environment ? [`Plan for ${destination(p.environment, state)}`, ''] : [];
+  const where = p.environment ? [`Plan for ${destination(p.environment, state)}`, ...newStateLines(p).map((l) => s.bad(l)), ''] : [];
   const lines = body.length ? ['tapedeck will make these changes:', '', ...body, ''] : [];
   return `${[...where, ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
 }

@@ -57,9 +57,10 @@ export async function statePull(dir: string | undefined, flags: CommonFlags & { 
 }
 
 /** Why `incoming` may not replace `current` (a newer serial, another lineage or environment); undefined: it may. */
-function pushRefusal(incoming: StateData, current: StateData | undefined, file: string, env: string): string | undefined {
+function pushRefusal(incoming: StateData, current: StateData | undefined, file: string, env: string, configuration: string): string | undefined {
   const other = incoming.platform && incoming.platform.environment !== env;
-  if (other) return `${file} is the state of environment ${incoming.platform!.environment}, not ${env}: choose that one with --env`;
+  if (other) return `${file} is the state of environment ${incoming.platform!.environment}, not ${env}: choose that one with --env, or move it to ${env} with tapedeck state migrate ${file} --env ${env} (--force rebinds it too)`;
+  if (incoming.configuration && incoming.configuration !== configuration) return `${file} is the state of configuration ${incoming.configuration}, not ${configuration}`;
   if (!current) return undefined;
   if (current.lineage && current.lineage !== incoming.lineage) return `${file} has lineage ${incoming.lineage}, but the state has ${current.lineage}: they are different histories`;
   if ((current.serial ?? 0) > incoming.serial!) return `the state is at serial ${current.serial}, newer than ${file}'s ${incoming.serial}`;
@@ -88,11 +89,13 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
       io.out(`The state ${backend.name} holds ${file} already (serial ${incoming.serial}); nothing was written.\n`);
       return 0;
     }
-    const refusal = pushRefusal(incoming, current, file, opts.envName);
+    const refusal = pushRefusal(incoming, current, file, opts.envName, opts.configuration);
     if (refusal && !flags.force) throw new UserError(`${refusal}; nothing was written (--force overwrites it; pull a backup first)`);
     // Forced over a newer or unrelated state: a serial above both, so every plan made against either is stale.
     const serial = refusal && current ? Math.max(current.serial ?? 0, incoming.serial!) + 1 : incoming.serial!;
-    const pushed = { ...incoming, serial };
+    // Forced, it is rebound to this configuration and environment: every command can use it afterwards.
+    const platform = incoming.platform && { ...incoming.platform, environment: opts.envName };
+    const pushed = refusal ? { ...incoming, serial, configuration: opts.configuration, ...(platform ? { platform } : {}) } : { ...incoming, serial };
     await backend.write(pushed, { lineage: pushed.lineage!, serial }, version, { command: 'state push' });
     const n = Object.keys(incoming.resources).length;
     io.out(`Pushed ${file} (serial ${serial}, lineage ${pushed.lineage}, ${n} resource${n === 1 ? '' : 's'}) to the state ${backend.name}.\n`);
