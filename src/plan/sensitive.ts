@@ -2,7 +2,7 @@
 // to send, but every output and every saved plan shows `(sensitive)` in their place. A saved plan is applied by
 // making the plan again (the values come from the environment again) and comparing the masked forms. Only the
 // sensitive leaf is masked (`offer_prices.0.price.units`): the other prices of the offer still read as they are.
-import { modelOf } from '../report/display.js';
+import { changeModel } from '../kinds/registry.js';
 import { fieldAt, type Field } from '../schema/model.js';
 import { deepEqual, isObject, stableStringify, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import type { Change, DiffEntry, Plan } from '../types.js';
@@ -96,7 +96,7 @@ const maskDrift = (d: DiffEntry[], sensitive: readonly string[]) =>
 export function maskChange(c: Change): Change {
   const s = c.sensitive;
   if (!s?.length) return c;
-  const model = c.diff ? modelOf(c) : undefined;
+  const model = c.diff ? changeModel(c) : undefined;
   return {
     ...c,
     ...(c.diff ? { diff: c.diff.map((e) => maskEntry(e, s, model)) } : {}),

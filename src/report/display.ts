@@ -2,10 +2,10 @@
 // disagree about what a reviewer sees). Nothing that changed is ever cut: a long string is shortened only in its
 // unchanged context, around the change; everything else is shown whole. Money reads as an amount beside its fields.
 import { commonEnds, elementChanges, leaves, type ElementChange } from '../diff/elements.js';
-import { defaultRegistry } from '../kinds/registry.js';
+import { changeModel } from '../kinds/registry.js';
 import { UNRESOLVED } from '../resolve/refs.js';
 import { oneLine } from './redact.js';
-import { fieldAt, resourceModel, type Field } from '../schema/model.js';
+import { fieldAt, type Field } from '../schema/model.js';
 import { canonicalInt64, isObject, type Json } from '../schema/values.js';
 import type { Change, DiffEntry } from '../types.js';
 
@@ -34,11 +34,8 @@ const CONTEXT = 30;
 /** Every `${Kind/name.id}` in a text (not one written `$${...}`, a literal). */
 const UNRESOLVED_ALL = new RegExp(UNRESOLVED.source, 'g');
 
-/** The field model of a change's kind (the schema comes with writes; a drifted no-op names only its kind). */
-export function modelOf(c: Change): Field | undefined {
-  const schema = c.schema ?? defaultRegistry.get(c.kind)?.schema;
-  return schema ? resourceModel(schema) : undefined;
-}
+/** The field model of a change's kind. */
+export const modelOf = (c: Change) => changeModel(c);
 
 const fieldOfPath = (model: Field | undefined, path: string) => (model ? fieldAt(model, path) : undefined);
 

@@ -8,9 +8,9 @@ import type { Change, DiffEntry, Plan } from '../../src/types.js';
 
 const update = (diff: DiffEntry[], kind = 'Offer'): Change => ({
   address: `${kind}/o`, kind, action: 'update', id: 'o1', update_mask: diff.map((d) => d.path),
-  request: { method: 'PATCH', path: '/x/o1' }, diff,
+  request: { method: 'PATCH', path: '/x/o1', retry: true }, diff,
 });
-const create = (diff: DiffEntry[], kind = 'Offer'): Change => ({ address: `${kind}/n`, kind, action: 'create', request: { method: 'POST', path: '/x' }, diff });
+const create = (diff: DiffEntry[], kind = 'Offer'): Change => ({ address: `${kind}/n`, kind, action: 'create', request: { method: 'POST', path: '/x', retry: false }, diff });
 const plan = (changes: Change[]): Plan => ({
   format_version: 1, tapedeck_version: 'test', configuration_hash: '', state: { lineage: 'l', serial: 1 },
   environment: { name: 'staging', base_url: 'https://api.example.com/' }, changes, summary: { create: 0, update: changes.length, move: 0, release: 0, noop: 0 },
