@@ -1,6 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
@@ -13,7 +12,7 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { makePlan } from '../pipeline.js';
+import { applyPlanned, makePlan } from '../pipeline.js';
 import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
 import { printPlan } from './plan.js';
@@ -113,9 +112,8 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
       return 1;
     }
   }
-  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash });
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
+  const result = await applyPlanned({ plan, shown, state, client }, opts, 'apply', { onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));
