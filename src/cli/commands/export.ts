@@ -40,7 +40,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`);
   }
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
-  const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }) : [];
+  const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }).docs : [];
   const client = makeClient(opts, io);
   try {
     return await withStateLock(opts, io, undefined, async (backend) => {
