@@ -13,7 +13,7 @@ import { State } from '../state/state.js';
 import { readState } from './state-access.js';
 import type { ApplyResult, Document, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { loadDocuments } from './check.js';
+import { loadDocuments, type Loaded } from './check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -121,8 +121,8 @@ export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, 
  * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
  * With `--refresh changed` only the documents changed since the last apply are read (remote/refresh.ts).
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Document[]; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
-  const all = loaded.docs ?? loadDocuments(opts, io);
+export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
+  const { docs: all, left } = loaded.docs ?? loadDocuments(opts, io);
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
@@ -139,6 +139,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
       ...(trusted ? { refresh: { mode: 'changed' as const, not_read: trusted.size } } : {}),
+      ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,
       requests: { reads: client.counts.reads },

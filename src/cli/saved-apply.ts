@@ -20,7 +20,7 @@ import { planConfigurationHash, selectTargets } from './targets.js';
  * The documents are loaded in here so that they are not held while the plan is applied.
  */
 export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
-  const docs = loadDocuments(opts, io);
+  const { docs } = loadDocuments(opts, io);
   const state = await State.open(backend);
   const url = baseUrl(opts);
   const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
