@@ -56,7 +56,13 @@ export class Agent {
 
   /** Takes the lock: true when this agent is the one that reconciles. A file state held elsewhere is an error. */
   async lead(): Promise<boolean> {
-    if (this.role === 'leader') return true;
+    if (this.role === 'leader') {
+      // A database connection that ended took the lock with it: another agent may hold it now.
+      const lost = this.backend?.lockLost();
+      if (!lost) return true;
+      this.p.log('warn', 'the state lock is lost: taking it again, or standing by', { reason: lost });
+      await this.drop();
+    }
     try {
       this.backend ??= await this.p.openBackend();
       await this.backend.lock(0);
