@@ -1,4 +1,5 @@
 // The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
+import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorLine, Reported, UserError } from '../errors.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { keepForPlan } from '../plan/keep.js';
@@ -9,7 +10,7 @@ import { planReads } from '../remote/read-plan.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Document, Plan } from '../types.js';
+import type { ApplyResult, Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadDocuments } from './check.js';
 import { collectPhaseGarbage } from './engine.js';
@@ -114,4 +115,14 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
     if (e instanceof PlanError) throw new UserError(e.message);
     throw e;
   }
+}
+
+/**
+ * The write of a plan made by makePlan, for `apply` and the agent alike: the state records who wrote it, and the
+ * plan's changes are applied (creates exactly once, the state saved after each). `command` names the writer in the
+ * database state's history.
+ */
+export function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
+  state.writtenBy({ command, configurationHash: plan.configuration_hash });
+  return applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
 }
