@@ -155,6 +155,8 @@ export interface Plan {
   configuration?: { dir: string };
   /** --target patterns: the plan covers only the documents they match and what those reference (partial) */
   targets?: string[];
+  /** documents whose `environments` leave this environment out: not planned (and released if the state has them) */
+  not_in_environment?: number;
   /** requests the plan needed */
   requests?: { reads: number };
   /** sha-256 of the plan without this field: an edited saved plan is refused */

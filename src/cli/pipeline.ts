@@ -12,7 +12,7 @@ import { State } from '../state/state.js';
 import { readState } from './state-access.js';
 import type { ApplyResult, Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { loadDocuments } from './check.js';
+import { loadDocuments, type Loaded } from './check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -71,9 +71,9 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
  * Load, read, plan: the plan as a closed value, with what it was made from and its checksum. `loaded` gives what
  * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Document[]; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
+export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
   const registry = opts.registry;
-  const all = loaded.docs ?? loadDocuments(opts, io);
+  const { docs: all, left } = loaded.docs ?? loadDocuments(opts, io);
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
@@ -105,6 +105,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       state: state.ref(),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
+      ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,
       requests: { reads: client.counts.reads },

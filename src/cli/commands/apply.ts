@@ -100,13 +100,13 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
  */
 async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
   // What it was made from is checked before anything is read: another environment's URL may not even answer.
-  const docs = loadDocuments(opts, io);
+  const loaded = loadDocuments(opts, io);
   const state = await State.open(backend);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
+  const planned = selectTargets(loaded.docs, opts.targets, Object.keys(state.data.resources));
   const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return { stale: before };
-  const made = await makePlan(opts, io, { docs, state });
+  const made = await makePlan(opts, io, { docs: loaded, state });
   const reasons = changeDifferences(saved, made.shown);
   if (!reasons.length) return made;
   await made.client.close();
