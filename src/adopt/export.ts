@@ -2,7 +2,7 @@
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
 // documents right away shows no changes. Into a directory that already holds documents, only what none of them
 // manages is written, and no address the documents or the state use is bound to another resource.
-import { errorLine, UserError } from '../errors.js';
+import { ApiError, errorLine, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
@@ -154,8 +154,10 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     const list = listSpecOf(k);
     if (!list) continue;
     for (const scope of listScopes(k, opts.project)) {
-      // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
+      // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export; a
+      // platform that cannot be used at all (no answer, a refused token) fails the export, as it would every list.
       const items = await listAll(client, list, scope).catch((e: unknown) => {
+        if (e instanceof ApiError && (e.status === 401 || (e.status === 0 && e.code !== 'deadline_exceeded'))) throw e;
         opts.warn(`warning: could not list ${k.kind} (${errorLine(e)})${opts.project ? '' : '; --project may help'}`);
         return [];
       });

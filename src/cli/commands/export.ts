@@ -12,6 +12,7 @@ import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { loadDocuments } from '../check.js';
 import { makeClient } from '../pipeline.js';
+import { platformProblem } from '../reach.js';
 import { stateShown, withStateLock } from '../state-access.js';
 
 export interface ExportFlags extends CommonFlags {
@@ -97,6 +98,10 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       io.out(renderers[opts.format].outcome({ message, lines, data }));
       return 0;
     });
+  } catch (e) {
+    // A platform that cannot be used is one line saying why, as for plan (reach.ts), never "Exported 0 resources".
+    const stop = platformProblem(e, client.opts.baseUrl, opts.tokenSource);
+    throw stop ? new UserError(stop) : e;
   } finally {
     await client.close();
   }
