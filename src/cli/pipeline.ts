@@ -77,7 +77,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));
+  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources), registry);
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
