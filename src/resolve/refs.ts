@@ -5,6 +5,7 @@
 import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
+import { closest } from '../validate/schema.js';
 import { nearestPos } from '../validate/validate.js';
 
 /** The text of a reference, without its escape. */
@@ -101,8 +102,10 @@ export function checkReferences(docs: Document[]): Issue[] {
   for (const d of docs) {
     for (const r of referencesOf(d)) {
       if (!byAddress.has(r.target)) {
+        const lower = r.target.toLowerCase();
+        const near = [...byAddress.keys()].find((a) => a.toLowerCase() === lower) ?? closest(r.target, [...byAddress.keys()]);
         issues.push({ file: d.source.file, pos: nearestPos(d.source, r.pointer), pointer: r.pointer, severity: 'error',
-          message: `\${${r.target}.id} refers to ${r.target}, which no document defines` });
+          message: `\${${r.target}.id} refers to ${r.target}, which no document defines${near ? ` (did you mean \${${near}.id}?)` : ''}` });
       }
     }
   }
