@@ -66,7 +66,8 @@ function validateOptions(cmd: Command): Command {
     .option('--format <format>', 'the issues as text (default), json, github (GitHub Actions annotations) or markdown');
 }
 
-const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect);
+const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
+  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply');
 
 /**
  * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
