@@ -128,7 +128,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded
   const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));
+  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources), opts.registry);
   const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
   const client = makeClient(opts, io);
   try {
