@@ -9,9 +9,10 @@ import { planReads } from '../remote/read-plan.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Document, Plan } from '../types.js';
+import type { Allowance, Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { loadDocuments } from './check.js';
+import { loadConfiguration, type Configuration } from './check.js';
+import { guardPlan } from './guardrails.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -67,12 +68,14 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
 }
 
 /**
- * Load, read, plan: the plan as a closed value, with what it was made from and its checksum. `loaded` gives what
- * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
+ * Load, read, plan, check the guardrails: the plan as a closed value, with what it was made from. `loaded` gives
+ * what the caller read already, or how to read the state (apply reads it under its lock); else the state is read as
+ * it is. `allow`: the allowances for the rules (default: --allow).
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Document[]; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
+export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {}): Promise<Planned> {
   const registry = opts.registry;
-  const all = loaded.docs ?? loadDocuments(opts, io);
+  const config = loaded.config ?? await loadConfiguration(opts, io);
+  const all = config.docs;
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
@@ -108,7 +111,9 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       summary,
       requests: { reads: client.counts.reads },
     };
-    return { plan, shown: maskPlan(plan), state, client };
+    const planned = { plan, shown: maskPlan(plan), state, client };
+    guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
+    return planned;
   } catch (e) {
     await client.close();
     if (e instanceof PlanError) throw new UserError(e.message);

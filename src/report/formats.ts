@@ -1,9 +1,11 @@
 // Every output format in one table: what each prints for a plan, an apply's result and the issues found in the
 // input. Commands choose a renderer by the --format (or --json) they were given and never branch on the format
-// themselves; a new format is one more row here. `github` (annotations) renders issues only: it is validate's.
+// themselves; a new format is one more row here. `github` (annotations) renders issues; plan and apply print text
+// with the guardrails' findings as annotations first (RenderOptions.annotations).
 import type { ApplyResult, Plan } from '../types.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
+import { rulesGithub, rulesSummary } from './rules.js';
 import type { Style } from './style.js';
 import { applySummary, renderApply, renderPlan, summaryLine } from './text.js';
 
@@ -21,6 +23,8 @@ export interface RenderOptions {
   state?: string;
   /** an apply's environment (a plan carries its own): where the writes went */
   environment?: Plan['environment'];
+  /** text: the guardrails' findings also as GitHub Actions annotations, first (--format github) */
+  annotations?: boolean;
 }
 
 export interface Renderer {
@@ -29,6 +33,8 @@ export interface Renderer {
   issues(r: IssueReport): Printed;
 }
 
+/** --quiet: the summary line, and the guardrails' verdict where there are rules. */
+const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}`;
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
@@ -38,7 +44,7 @@ const partial = (p: Plan) => (p.targets?.length
 
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
-    plan: (p, o) => `${partial(p)}${o.quiet ? `${summaryLine(p)}\n` : `${partial(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
+    plan: (p, o) => `${o.annotations ? rulesGithub(p.rules) : ''}${partial(p)}${o.quiet ? quietPlan(p) : `${partial(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,

@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
-import { renderers } from '../../report/formats.js';
+import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { applyFailed, destination } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
@@ -13,7 +13,9 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { loadDocuments } from '../check.js';
+import { loadConfiguration } from '../check.js';
+import { denialLines } from '../guardrails.js';
+import { mergeAllowances } from '../../rules/allow.js';
 import { baseUrl, makePlan, type Planned } from '../pipeline.js';
 import { stateShown, withStateLock } from '../state-access.js';
 import { planConfigurationHash, selectTargets } from '../targets.js';
@@ -29,7 +31,8 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   // A saved plan settles the directory and the environment first: the project file, the environments and the
   // state's place all come from them.
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
-  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io) : buildOptions(dir, flags, io);
+  const formats = { formats: ISSUE_FORMATS };
+  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats) : buildOptions(dir, flags, io, formats);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   // The lock is held on the state's backend for the whole run (a database connection, or a lock file).
   return withStateLock(opts, io, flags.lockTimeout, (backend) => (saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io)));
@@ -101,13 +104,14 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
  */
 async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
   // What it was made from is checked before anything is read: another environment's URL may not even answer.
-  const docs = loadDocuments(opts, io);
+  const config = await loadConfiguration(opts, io);
   const state = await State.open(backend);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
+  const planned = selectTargets(config.docs, opts.targets, Object.keys(state.data.resources));
   const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return { stale: before };
-  const made = await makePlan(opts, io, { docs, state });
+  // The rules are checked again on the plan made now; what the reviewed plan allowed stays allowed.
+  const made = await makePlan(opts, io, { config, state, allow: mergeAllowances(saved.rules?.allowances ?? [], opts.allow) });
   const reasons = changeDifferences(saved, made.shown);
   if (!reasons.length) return made;
   await made.client.close();
@@ -118,6 +122,11 @@ async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions,
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  const denied = denialLines(plan);
+  if (denied.length) {
+    io.err(denied.map((l) => `${l}\n`).join(''));
+    return 1;
+  }
   const { create, update, move, release } = plan.summary;
   const changes = create + update + move + release;
   const stateFile = stateShown(opts, io);
@@ -129,10 +138,12 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
       return 1;
     }
   }
-  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash });
+  const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;
+  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash, allowances });
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
   const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
   applying.done();
+  if (allowances) result.allowances = allowances;
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);

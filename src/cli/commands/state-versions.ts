@@ -19,7 +19,9 @@ const pad = (rows: string[][]) => {
 
 function historyText(entries: HistoryEntry[]): string {
   const rows = entries.map((e) => [String(e.serial), e.written_at, e.actor, e.host, e.tapedeck_version, e.writes > 1 ? `${e.command} (${e.writes} writes)` : e.command, e.configuration_hash?.slice(0, 12) ?? '-']);
-  return pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]);
+  const table = pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]).split('\n');
+  // Under its version, each guardrail denial the apply let through, and why.
+  return entries.map((e, i) => [table[i + 1], ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`)].join('\n')).reduce((out, row) => `${out}${row}\n`, `${table[0]}\n`);
 }
 
 export async function stateHistory(dir: string | undefined, flags: CommonFlags & { limit?: string }, io: Io): Promise<number> {
