@@ -24,7 +24,7 @@ const more = [
   ['events-titled', 'change.kind != "Event" || change.action == "release" || has(change.after.title)'],
   ['nothing-in-the-past', 'change.kind != "Event" || !has(change.after.start_time) || change.after.start_time > timestamp("2000-01-01T00:00:00Z")'],
   ['changed-is-known', 'change.changed.all(p, p != "")'],
-].map(([name, expression]) => ({ name, severity: 'warn', expression }));
+].map(([name, expression]): Record<string, string> => ({ name, severity: 'warn', expression }));
 
 /** The twenty rules, each expression on one line (CEL reads a line break as a blank; none is inside a string). */
 export function benchRules(): Array<Record<string, string>> {

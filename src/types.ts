@@ -250,4 +250,6 @@ export interface Io {
   ask?(question: string): Promise<string>;
   /** registers a value that must never be printed (the token): every output masks it from then on */
   secret?(value: string): void;
+  /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
+  mask?(text: string): string;
 }

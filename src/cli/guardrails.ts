@@ -1,5 +1,6 @@
 // The guardrails in plan and apply: every rule checked on the plan as shown, the verdict made part of the plan, and
 // the denials that stop `plan --detailed-exitcode` and `apply`.
+import { UserError } from '../errors.js';
 import { denials } from '../rules/allow.js';
 import { checkRules } from '../rules/check.js';
 import type { State } from '../state/state.js';
@@ -38,4 +39,12 @@ export function denialLines(plan: Plan): string[] {
     ...denied.map((d) => `error: rule ${d.rule} denies ${d.address} (${d.action}): ${d.outcome === 'error' ? 'error: ' : ''}${d.message}`),
     `error: ${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules; nothing may be written. Fix the documents or the rules, or let them through with ${rules.map((r) => `--allow ${r}=REASON`).join(' ')}`,
   ];
+}
+
+/** Nothing is written for a plan with a denial no allowance covers: one line naming each. */
+export function refuseDenied(plan: Plan): void {
+  const denied = denials(plan.rules);
+  if (!denied.length) return;
+  const each = denied.map((d) => `rule ${d.rule} denies ${d.address} (${d.action})`).join('; ');
+  throw new UserError(`${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`);
 }

@@ -224,16 +224,8 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
   return database(value!, from);
 }
 
-/**
- * Every rule runs, and all their problems are reported together: the project file's located issues (in the
- * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
- * variables and endpoints come from what failed here, so their errors would mislead.
- */
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
-  const dir = resolve(io.cwd, dirArg ?? '.');
-  // Masked from the start, even by commands that never send it: a document or a message might echo it.
-  io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
-  io.secret?.(io.env.PGPASSWORD ?? '');
+/** Runs rules without stopping at the first bad one: each UserError's line is kept, to report all together. */
+export function collectProblems(): { problems: string[]; check: <T>(rule: () => T) => T | undefined } {
   const problems: string[] = [];
   const check = <T>(rule: () => T): T | undefined => {
     try {
@@ -244,6 +236,20 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
       return undefined;
     }
   };
+  return { problems, check };
+}
+
+/**
+ * Every rule runs, and all their problems are reported together: the project file's located issues (in the
+ * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
+ * variables and endpoints come from what failed here, so their errors would mislead.
+ */
+export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
+  const dir = resolve(io.cwd, dirArg ?? '.');
+  // Masked from the start, even by commands that never send it: a document or a message might echo it.
+  io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
+  io.secret?.(io.env.PGPASSWORD ?? '');
+  const { problems, check } = collectProblems();
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
   if (notDir) problems.push(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);

@@ -1,4 +1,5 @@
 // The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
+import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorLine, Reported, UserError } from '../errors.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { keepForPlan } from '../plan/keep.js';
@@ -9,10 +10,10 @@ import { planReads } from '../remote/read-plan.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Allowance, Document, Plan } from '../types.js';
+import type { Allowance, ApplyResult, Document, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
-import { guardPlan } from './guardrails.js';
+import { guardPlan, refuseDenied } from './guardrails.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -119,4 +120,19 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
     if (e instanceof PlanError) throw new UserError(e.message);
     throw e;
   }
+}
+
+/**
+ * The write of a plan made by makePlan, for `apply` and the agent alike: the state records who wrote it, and the
+ * plan's changes are applied (creates exactly once, the state saved after each). `command` names the writer in the
+ * database state's history.
+ */
+export async function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
+  // A guardrail's denial that no --allow covers: nothing is written, whoever applies (the apply command says so
+  // before it asks; the agent reports it).
+  refuseDenied(plan);
+  const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;
+  state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances });
+  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
+  return allowances ? { ...result, allowances } : result;
 }

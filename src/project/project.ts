@@ -22,6 +22,18 @@ export interface Project {
   endpoints?: EndpointOverrides;
   /** guardrail rules, as written (src/rules/load.ts reads them with their positions from `source`) */
   rules?: unknown[];
+  /** `tapedeck agent`'s settings; its flags override them */
+  agent?: AgentSection;
+}
+
+export interface AgentSection {
+  interval?: string;
+  full_every?: number;
+  auto_apply?: boolean;
+  listen?: string;
+  webhook_secret_file?: string;
+  notify?: string[];
+  log_format?: 'text' | 'json';
 }
 
 /** The project file of `dir`, or undefined when there is none; problems are located issues. `source`: the parsed

@@ -135,8 +135,8 @@ describe('editor schemas agree with validate', async () => {
   });
 });
 
-/** The YAML files of examples/ that hold no tapedeck documents: the emulator's seeds and the CI recipe. */
-const notDocuments = ['ci/github-actions.yml', 'seed.yaml', 'seeds/portable-production.yaml', 'seeds/production.yaml', 'seeds/staging.yaml'];
+/** The YAML files of examples/ that hold no tapedeck documents: the emulator's seeds, the CI recipe, the agent's Deployment. */
+const notDocuments = ['agent/deployment.yaml', 'ci/github-actions.yml', 'seed.yaml', 'seeds/portable-production.yaml', 'seeds/production.yaml', 'seeds/staging.yaml'];
 const yamlFiles = readdirSync(join(root, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f)).sort();
 const exampleFiles = yamlFiles.filter((f) => !notDocuments.includes(f));
 const MODELINE = /^# yaml-language-server: \$schema=(\S+)$/;

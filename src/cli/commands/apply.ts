@@ -1,6 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
 import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
@@ -16,7 +15,7 @@ import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
 import { loadConfiguration } from '../check.js';
 import { denialLines } from '../guardrails.js';
 import { mergeAllowances } from '../../rules/allow.js';
-import { baseUrl, makePlan, type Planned } from '../pipeline.js';
+import { applyPlanned, baseUrl, makePlan, type Planned } from '../pipeline.js';
 import { stateShown, withStateLock } from '../state-access.js';
 import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan } from './plan.js';
@@ -138,12 +137,9 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
       return 1;
     }
   }
-  const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;
-  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash, allowances });
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
+  const result = await applyPlanned({ plan, shown, state, client }, opts, 'apply', { onResult: applying.tick });
   applying.done();
-  if (allowances) result.allowances = allowances;
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
