@@ -50,8 +50,14 @@ function zeroOf(f: Field): { value: unknown } | undefined {
 /** Mask paths (`a.b`) -> value, as one nested map; unset (null) values left out. */
 function nested(model: Field | undefined, flat: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [path, v] of Object.entries(flat)) {
+  for (const path in flat) {
+    const v = flat[path];
     if (v === null || v === undefined) continue;
+    // Most managed fields are top-level ones: no path to walk.
+    if (!path.includes('.')) {
+      out[path] = celValue(model?.props?.[path], v);
+      continue;
+    }
     const parts = path.split('.');
     let at = out;
     let field = model;
