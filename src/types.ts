@@ -185,6 +185,8 @@ export interface Plan {
   targets?: string[];
   /** the guardrail rules' findings (only where the configuration has rules) */
   rules?: RulesReport;
+  /** documents whose `environments` leave this environment out: not planned (and released if the state has them) */
+  not_in_environment?: number;
   /** requests the plan needed */
   requests?: { reads: number };
   /** sha-256 of the plan without this field: an edited saved plan is refused */

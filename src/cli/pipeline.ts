@@ -76,7 +76,7 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
 export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {}): Promise<Planned> {
   const registry = opts.registry;
   const config = loaded.config ?? await loadConfiguration(opts, io);
-  const all = config.docs;
+  const { docs: all, left } = config;
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
@@ -108,6 +108,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
       state: state.ref(),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
+      ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,
       requests: { reads: client.counts.reads },

@@ -1,4 +1,4 @@
-import { ISSUE_FORMATS } from '../../report/formats.js';
+import { ISSUE_FORMATS, leftOutLine } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { checkDocuments, checkRuleFiles, noDocuments, printIssues } from '../check.js';
@@ -7,8 +7,10 @@ import { checkDocuments, checkRuleFiles, noDocuments, printIssues } from '../che
  *  GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS, readsState: false });
-  const { issues, found } = checkDocuments(opts, io);
+  const { issues, found, left } = checkDocuments(opts, io);
   issues.push(...(await checkRuleFiles(opts, io)).issues);
-  if (!found && !issues.length) throw noDocuments(opts);
-  return printIssues(opts, io, issues, found) ? 1 : 0;
+  if (!found && !left && !issues.length) throw noDocuments(opts);
+  const failed = printIssues(opts, io, issues, found);
+  if (left) io.err(`${leftOutLine(left, opts.envName)}: not checked here; validate with their --env\n`);
+  return failed ? 1 : 0;
 }
