@@ -185,6 +185,9 @@ export interface Plan {
   targets?: string[];
   /** the guardrail rules' findings (only where the configuration has rules) */
   rules?: RulesReport;
+  /** --refresh changed: only the documents changed since the last apply were read; `not_read` were taken as the
+   *  state (at `state.serial`) recorded them, their drift not checked. Absent: every document was read (full). */
+  refresh?: { mode: 'changed'; not_read: number };
   /** documents whose `environments` leave this environment out: not planned (and released if the state has them) */
   not_in_environment?: number;
   /** requests the plan needed */

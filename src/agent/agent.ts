@@ -47,12 +47,22 @@ export class Agent {
   constructor(private readonly p: AgentParts) {}
 
   get ready(): boolean {
-    return this.role === 'standby' || (this.role === 'leader' && this.runs > 0) || (this.role === 'stopping' && this.runs > 0);
+    return (
+      this.role === 'standby' ||
+      (this.role === 'leader' && this.runs > 0) ||
+      (this.role === 'stopping' && this.runs > 0)
+    );
   }
 
   /** Takes the lock: true when this agent is the one that reconciles. A file state held elsewhere is an error. */
   async lead(): Promise<boolean> {
-    if (this.role === 'leader') return true;
+    if (this.role === 'leader') {
+      // A database connection that ended took the lock with it: another agent may hold it now.
+      const lost = this.backend?.lockLost();
+      if (!lost) return true;
+      this.p.log('warn', 'the state lock is lost: taking it again, or standing by', { reason: lost });
+      await this.drop();
+    }
     try {
       this.backend ??= await this.p.openBackend();
       await this.backend.lock(0);
@@ -60,7 +70,8 @@ export class Agent {
       if (!(e instanceof UserError) || !this.p.sharedState) throw e;
       // A connection that failed may be broken for good: the next try opens a new one.
       await this.drop();
-      if (this.role !== 'standby') this.p.log('info', 'standing by: another agent holds the state lock', { reason: e.message });
+      if (this.role !== 'standby')
+        this.p.log('info', 'standing by: another agent holds the state lock', { reason: e.message });
       this.role = 'standby';
       return false;
     }
@@ -139,7 +150,12 @@ export class Agent {
     });
     const finished = Date.now();
     this.runs++;
-    this.last = { ...report, started_at: new Date(started).toISOString(), finished_at: new Date(finished).toISOString(), duration_ms: finished - started };
+    this.last = {
+      ...report,
+      started_at: new Date(started).toISOString(),
+      finished_at: new Date(finished).toISOString(),
+      duration_ms: finished - started,
+    };
     this.p.metrics.run(report.result, (finished - started) / 1000);
     if (report.summary) this.p.metrics.planned(report.changes?.length ?? 0);
     this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
@@ -162,31 +178,57 @@ export class Agent {
     const level = r.result === 'success' ? 'info' : r.result === 'invalid' ? 'warn' : 'error';
     const changes = r.changes?.slice(0, 20).map((c) => `${c.action} ${c.address}`);
     this.p.log(level, `run ${r.result}`, {
-      run: this.runs, commit: r.commit?.slice(0, 12), rejected: r.rejected?.slice(0, 12), refresh: r.refresh, duration_ms: ms,
-      summary: r.summary, changes: changes?.length ? changes : undefined, applied: r.applied, error: r.error,
+      run: this.runs,
+      commit: r.commit?.slice(0, 12),
+      rejected: r.rejected?.slice(0, 12),
+      refresh: r.refresh,
+      duration_ms: ms,
+      summary: r.summary,
+      changes: changes?.length ? changes : undefined,
+      applied: r.applied,
+      error: r.error,
     });
-    for (const d of r.result === 'success' ? [] : r.details.slice(0, 20)) this.p.log('debug', 'detail', { run: this.runs, line: d });
+    for (const d of r.result === 'success' ? [] : r.details.slice(0, 20))
+      this.p.log('debug', 'detail', { run: this.runs, line: d });
   }
 
   /** /status: where the agent stands; nothing secret (the repository without credentials, the state masked). */
   status(): object {
     const { settings } = this.p;
     const l = this.last;
-    return JSON.parse(this.p.mask(JSON.stringify({
-      version: tapedeckVersion(),
-      role: this.role,
-      repository: shownRepo(settings.repo), branch: settings.branch, path: settings.path,
-      environment: this.p.environment, state: this.p.stateShown,
-      auto_apply: settings.autoApply, interval_ms: settings.intervalMs, full_every: settings.fullEvery,
-      commit: this.commits.good ?? null,
-      rejected_commit: this.commits.rejected ?? null,
-      runs: this.runs,
-      last_run: l ? { result: l.result, started_at: l.started_at, finished_at: l.finished_at, duration_ms: l.duration_ms, refresh: l.refresh, requests: l.requests } : null,
-      last_plan: l?.summary ? { commit: l.commit, summary: l.summary, changes: l.changes } : null,
-      last_apply: l?.applied ?? null,
-      last_success_at: this.lastSuccessAt ?? null,
-      last_error: this.lastError ?? null,
-      next_run_at: this.role === 'stopping' ? null : this.nextRunAt ?? null,
-    })));
+    return JSON.parse(
+      this.p.mask(
+        JSON.stringify({
+          version: tapedeckVersion(),
+          role: this.role,
+          repository: shownRepo(settings.repo),
+          branch: settings.branch,
+          path: settings.path,
+          environment: this.p.environment,
+          state: this.p.stateShown,
+          auto_apply: settings.autoApply,
+          interval_ms: settings.intervalMs,
+          full_every: settings.fullEvery,
+          commit: this.commits.good ?? null,
+          rejected_commit: this.commits.rejected ?? null,
+          runs: this.runs,
+          last_run: l
+            ? {
+                result: l.result,
+                started_at: l.started_at,
+                finished_at: l.finished_at,
+                duration_ms: l.duration_ms,
+                refresh: l.refresh,
+                requests: l.requests,
+              }
+            : null,
+          last_plan: l?.summary ? { commit: l.commit, summary: l.summary, changes: l.changes } : null,
+          last_apply: l?.applied ?? null,
+          last_success_at: this.lastSuccessAt ?? null,
+          last_error: this.lastError ?? null,
+          next_run_at: this.role === 'stopping' ? null : (this.nextRunAt ?? null),
+        }),
+      ),
+    );
   }
 }

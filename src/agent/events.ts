@@ -4,32 +4,68 @@ import type { AgentEvent } from './notify.js';
 import type { RunReport } from './reconcile.js';
 
 const short = (c?: string) => c?.slice(0, 12);
+export const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const listed = (changes: { address: string; action: string }[]) =>
-  `${changes.slice(0, 10).map((c) => `${c.action} ${c.address}`).join(', ')}${changes.length > 10 ? `, and ${changes.length - 10} more` : ''}`;
+  `${changes
+    .slice(0, 10)
+    .map((c) => `${c.action} ${c.address}`)
+    .join(', ')}${changes.length > 10 ? `, and ${changes.length - 10} more` : ''}`;
 
 /** `told` remembers what was last told (the drift's and the failure's fingerprints), across runs. */
-export function notifications(r: RunReport, environment: string, told: { drift: string; failure: string }): AgentEvent[] {
+export function notifications(
+  r: RunReport,
+  environment: string,
+  told: { drift: string; failure: string },
+): AgentEvent[] {
   const base = { environment, commit: r.commit };
   const events: AgentEvent[] = [];
   if (r.result === 'invalid') {
-    if (r.error !== told.failure) events.push({ ...base, event: 'invalid', rejected_commit: r.rejected, error: r.error, text: `tapedeck ${environment}: ${r.error}` });
+    if (r.error !== told.failure)
+      events.push({
+        ...base,
+        event: 'invalid',
+        rejected_commit: r.rejected,
+        error: r.error,
+        text: `tapedeck ${environment}: ${r.error}`,
+      });
     told.failure = r.error ?? '';
     return events;
   }
   if (r.applied && r.applied.applied > 0) {
-    events.push({ ...base, event: 'applied', summary: r.applied, text: `tapedeck ${environment}: applied ${r.applied.applied} change${r.applied.applied === 1 ? '' : 's'} from commit ${short(r.commit)}: ${listed(r.changes ?? [])}` });
+    events.push({
+      ...base,
+      event: 'applied',
+      summary: r.applied,
+      text: `tapedeck ${environment}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: `
+        + listed(r.changes ?? []),
+    });
     told.drift = '';
   } else if (r.changes?.length && !r.applied) {
     const fingerprint = `${r.commit} ${listed(r.changes)}`;
+    const n = r.changes.length;
     if (fingerprint !== told.drift) {
-      events.push({ ...base, event: 'drift', summary: r.summary, changes: r.changes.slice(0, 100), text: `tapedeck ${environment}: ${r.changes.length} resource${r.changes.length === 1 ? ' differs' : 's differ'} from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}` });
+      events.push({
+        ...base,
+        event: 'drift',
+        summary: r.summary,
+        changes: r.changes.slice(0, 100),
+        text: `tapedeck ${environment}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} `
+          + `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
+      });
     }
     told.drift = fingerprint;
   } else if (r.summary) {
     told.drift = '';
   }
   if (r.result === 'failed') {
-    if (r.error !== told.failure) events.push({ ...base, event: 'failed', error: r.error, failures: r.failures, text: `tapedeck ${environment}: the run failed: ${r.error}` });
+    if (r.error !== told.failure)
+      events.push({
+        ...base,
+        event: 'failed',
+        error: r.error,
+        failures: r.failures,
+        text: `tapedeck ${environment}: the run failed: ${r.error}`,
+      });
     told.failure = r.error ?? '';
   } else {
     told.failure = '';

@@ -26,29 +26,59 @@ export function shownRepo(repo: string): string {
 export function repoSecrets(repo: string): string[] {
   try {
     const url = new URL(repo);
-    return [url.password, decodeURIComponent(url.password), url.username.length > 20 ? url.username : ''].filter(Boolean);
+    return [url.password, decodeURIComponent(url.password), url.username.length > 20 ? url.username : ''].filter(
+      Boolean,
+    );
   } catch {
     return [];
   }
 }
 
 export class Checkout {
-  constructor(private readonly repo: string, private readonly branch: string, readonly dir: string, private readonly mask: (t: string) => string) {}
+  constructor(
+    private readonly repo: string,
+    private readonly branch: string,
+    readonly dir: string,
+    private readonly mask: (t: string) => string,
+  ) {}
 
   private git(args: string[], cwd?: string): Promise<string> {
     return new Promise((done, fail) => {
-      execFile('git', args, {
-        cwd: cwd ?? this.dir,
-        timeout: GIT_TIMEOUT_MS,
-        maxBuffer: 1 << 20,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', SSH_ASKPASS: 'echo', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' },
-      }, (error, stdout, stderr) => {
-        if (!error) return done(stdout.trim());
-        const why = (error as { killed?: boolean }).killed ? `no answer within ${GIT_TIMEOUT_MS / 1000} s`
-          : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'the git command is not installed'
-          : stderr.trim().split('\n').filter((l) => !/^hint:/.test(l)).slice(-2).join(' ') || error.message;
-        fail(new UserError(`git ${args[0]} of ${shownRepo(this.repo)} (branch ${this.branch}) failed: ${this.mask(why)}`));
-      });
+      execFile(
+        'git',
+        args,
+        {
+          cwd: cwd ?? this.dir,
+          timeout: GIT_TIMEOUT_MS,
+          maxBuffer: 1 << 20,
+          env: {
+            ...process.env,
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_ASKPASS: 'echo',
+            SSH_ASKPASS: 'echo',
+            GIT_CONFIG_NOSYSTEM: '1',
+            LC_ALL: 'C',
+          },
+        },
+        (error, stdout, stderr) => {
+          if (!error) return done(stdout.trim());
+          const why = (error as { killed?: boolean }).killed
+            ? `no answer within ${GIT_TIMEOUT_MS / 1000} s`
+            : (error as NodeJS.ErrnoException).code === 'ENOENT'
+              ? 'the git command is not installed'
+              : stderr
+                  .trim()
+                  .split('\n')
+                  .filter((l) => !/^hint:/.test(l))
+                  .slice(-2)
+                  .join(' ') || error.message;
+          fail(
+            new UserError(
+              `git ${args[0]} of ${shownRepo(this.repo)} (branch ${this.branch}) failed: ${this.mask(why)}`,
+            ),
+          );
+        },
+      );
     });
   }
 
@@ -56,19 +86,39 @@ export class Checkout {
   private source(cwd: string): string {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(this.repo) || /^[^/]+@[^/:]+:/.test(this.repo)) return this.repo;
     const local = resolve(cwd, this.repo);
-    if (!existsSync(local) || !statSync(local).isDirectory()) throw new UserError(`--repo ${this.repo}: no such directory (give a URL, or the path of a git repository)`);
+    if (!existsSync(local) || !statSync(local).isDirectory())
+      throw new UserError(`--repo ${this.repo}: no such directory (give a URL, or the path of a git repository)`);
     return local;
   }
 
   /** Clones the branch (no checkout yet); the commit at its tip. */
   async clone(cwd: string): Promise<string> {
-    await this.git(['clone', '--quiet', '--no-checkout', '--single-branch', '--branch', this.branch, '--', this.source(cwd), this.dir], cwd);
+    await this.git(
+      [
+        'clone',
+        '--quiet',
+        '--no-checkout',
+        '--single-branch',
+        '--branch',
+        this.branch,
+        '--',
+        this.source(cwd),
+        this.dir,
+      ],
+      cwd,
+    );
     return this.git(['rev-parse', '--verify', 'HEAD^{commit}']);
   }
 
   /** The branch's tip as the remote has it now. */
   async fetch(): Promise<string> {
-    await this.git(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`]);
+    await this.git([
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      'origin',
+      `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`,
+    ]);
     return this.git(['rev-parse', '--verify', `refs/remotes/origin/${this.branch}^{commit}`]);
   }
 

@@ -39,7 +39,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 
 function send(res: ServerResponse, status: number, body: string | object, contentType = 'application/json'): void {
   const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
-  res.writeHead(status, { 'content-type': typeof body === 'string' && contentType === 'application/json' ? 'text/plain; charset=utf-8' : contentType, 'cache-control': 'no-store' });
+  res.writeHead(status, {
+    'content-type':
+      typeof body === 'string' && contentType === 'application/json' ? 'text/plain; charset=utf-8' : contentType,
+    'cache-control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -60,7 +64,9 @@ async function hook(req: IncomingMessage, res: ServerResponse, h: ListenerHooks)
   const event = req.headers['x-github-event'];
   const action = hookAction(typeof event === 'string' ? event : undefined, body, h.branch);
   if (action === 'run') h.trigger();
-  send(res, action === 'run' ? 202 : 200, { [action === 'run' ? 'triggered' : action === 'pong' ? 'pong' : 'ignored']: true });
+  send(res, action === 'run' ? 202 : 200, {
+    [action === 'run' ? 'triggered' : action === 'pong' ? 'pong' : 'ignored']: true,
+  });
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks): Promise<void> {

@@ -6,14 +6,49 @@ export type RunResult = 'success' | 'failed' | 'invalid';
 
 export class AgentMetrics {
   readonly registry = new Registry();
-  private readonly runs = new Counter({ name: 'tapedeck_agent_runs_total', help: 'Reconcile runs by result: success, failed (the platform or the state), invalid (a commit that failed validation)', labelNames: ['result'], registers: [this.registry] });
-  private readonly duration = new Histogram({ name: 'tapedeck_agent_run_duration_seconds', help: 'Duration of reconcile runs', buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600], registers: [this.registry] });
-  private readonly lastSuccess = new Gauge({ name: 'tapedeck_agent_last_success_timestamp_seconds', help: 'When the last successful run ended (Unix time)', registers: [this.registry] });
-  private readonly drifted = new Gauge({ name: 'tapedeck_agent_resources_drifted', help: 'Resources the last plan found different from the repository (creates, updates, releases, moves)', registers: [this.registry] });
-  private readonly applied = new Counter({ name: 'tapedeck_agent_changes_applied_total', help: 'Changes applied to the platform', registers: [this.registry] });
-  private readonly requests = new Counter({ name: 'tapedeck_agent_requests_total', help: 'Requests sent to the platform, by kind (read, write)', labelNames: ['kind'], registers: [this.registry] });
-  private readonly throttled = new Counter({ name: 'tapedeck_agent_throttled_requests_total', help: 'Requests the platform refused with 429', registers: [this.registry] });
-  private readonly lockHeld = new Gauge({ name: 'tapedeck_agent_lock_held', help: '1 when this agent holds the state lock (the one that reconciles), else 0', registers: [this.registry] });
+  private readonly runs = new Counter({
+    name: 'tapedeck_agent_runs_total',
+    help: 'Reconcile runs by result: success, failed (platform or state), invalid (a commit that failed its checks)',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'tapedeck_agent_run_duration_seconds',
+    help: 'Duration of reconcile runs',
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+  private readonly lastSuccess = new Gauge({
+    name: 'tapedeck_agent_last_success_timestamp_seconds',
+    help: 'When the last successful run ended (Unix time)',
+    registers: [this.registry],
+  });
+  private readonly drifted = new Gauge({
+    name: 'tapedeck_agent_resources_drifted',
+    help: 'Resources the last plan found different from the repository (creates, updates, releases, moves)',
+    registers: [this.registry],
+  });
+  private readonly applied = new Counter({
+    name: 'tapedeck_agent_changes_applied_total',
+    help: 'Changes applied to the platform',
+    registers: [this.registry],
+  });
+  private readonly requests = new Counter({
+    name: 'tapedeck_agent_requests_total',
+    help: 'Requests sent to the platform, by kind (read, write)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly throttled = new Counter({
+    name: 'tapedeck_agent_throttled_requests_total',
+    help: 'Requests the platform refused with 429',
+    registers: [this.registry],
+  });
+  private readonly lockHeld = new Gauge({
+    name: 'tapedeck_agent_lock_held',
+    help: '1 when this agent holds the state lock (the one that reconciles), else 0',
+    registers: [this.registry],
+  });
 
   constructor() {
     // Every series exists from the start: a dashboard or alert sees 0, not "no data", before the first failure.

@@ -25,7 +25,11 @@ export class Notifier {
   private readonly queues = new Map<string, AgentEvent[]>();
   private readonly sending = new Map<string, Promise<void>>();
 
-  constructor(private readonly urls: string[], private readonly log: Log, private readonly mask: (t: string) => string) {}
+  constructor(
+    private readonly urls: string[],
+    private readonly log: Log,
+    private readonly mask: (t: string) => string,
+  ) {}
 
   notify(e: AgentEvent): void {
     for (const url of this.urls) {
@@ -51,7 +55,13 @@ export class Notifier {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       let why: string;
       try {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+          redirect: 'error',
+        });
         await res.body?.cancel();
         if (res.ok) return;
         why = `HTTP ${res.status}`;
@@ -59,7 +69,12 @@ export class Notifier {
         why = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
       }
       const last = attempt === ATTEMPTS;
-      this.log(last ? 'error' : 'warn', last ? 'notification not delivered' : 'notification failed; retrying', { host, event: e.event, attempt, error: why });
+      this.log(last ? 'error' : 'warn', last ? 'notification not delivered' : 'notification failed; retrying', {
+        host,
+        event: e.event,
+        attempt,
+        error: why,
+      });
       if (!last) await sleep(BACKOFF_MS * 2 ** (attempt - 1));
     }
   }

@@ -10,6 +10,7 @@ import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { ApplyResult, Io, Plan } from '../types.js';
+import { counted } from './events.js';
 import type { Checkout } from './git.js';
 import type { RunResult } from './metrics.js';
 
@@ -53,12 +54,15 @@ export interface RunInput {
 
 /** The run's own Io: output captured line by line; file names relative to the checkout, as in the repository. */
 function capturing(io: Io, cwd: string, details: string[]): Io {
-  const keep = (t: string) => { for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l); };
+  const keep = (t: string) => {
+    for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
+  };
   return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
 }
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
-export const runOptions = (input: RunInput, io: Io): RunOptions => buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true }, io);
+export const runOptions = (input: RunInput, io: Io): RunOptions =>
+  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true }, io);
 
 /** A commit's problems (project file, documents), or none: the same checks as `validate`. */
 function problems(input: RunInput, io: Io, details: string[]): string | undefined {
@@ -67,7 +71,8 @@ function problems(input: RunInput, io: Io, details: string[]): string | undefine
     const { issues, found } = checkDocuments(opts, io);
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
-    if (errors.length) return `${errors.length} error${errors.length === 1 ? '' : 's'} in the documents; first: ${formatIssue(errors[0])}`;
+    if (errors.length)
+      return `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`;
     if (!found) return `no documents found in ${input.path} (every *.yaml/*.yml below it is read)`;
     return undefined;
   } catch (e) {
@@ -80,7 +85,12 @@ function problems(input: RunInput, io: Io, details: string[]): string | undefine
 export async function reconcile(input: RunInput): Promise<RunReport> {
   const details: string[] = [];
   const io = capturing(input.io, input.checkout.dir, details);
-  const report: RunReport = { result: 'failed', refresh: input.refresh, details, requests: { reads: 0, writes: 0, throttled: 0 } };
+  const report: RunReport = {
+    result: 'failed',
+    refresh: input.refresh,
+    details,
+    requests: { reads: 0, writes: 0, throttled: 0 },
+  };
   const { commits, checkout } = input;
   try {
     const head = await checkout.fetch();
@@ -90,12 +100,23 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       if (problem) {
         commits.rejected = head;
         if (commits.good) await checkout.checkout(commits.good);
-        return { ...report, result: 'invalid', rejected: head, commit: commits.good, error: `commit ${head.slice(0, 12)} was not applied: ${problem}` };
+        return {
+          ...report,
+          result: 'invalid',
+          rejected: head,
+          commit: commits.good,
+          error: `commit ${head.slice(0, 12)} was not applied: ${problem}`,
+        };
       }
       commits.good = head;
       commits.rejected = undefined;
     }
-    if (!commits.good) return { ...report, result: 'invalid', error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)` };
+    if (!commits.good)
+      return {
+        ...report,
+        result: 'invalid',
+        error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)`,
+      };
     report.commit = commits.good;
     const opts = runOptions(input, io);
     // The documents were checked when the commit arrived; the token, variables from the environment and the
@@ -104,13 +125,19 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     try {
       const { plan } = planned;
       report.summary = plan.summary;
-      report.changes = plan.changes.filter((c) => c.action !== 'noop').map((c) => ({ address: c.address, action: c.action }));
+      report.changes = plan.changes
+        .filter((c) => c.action !== 'noop')
+        .map((c) => ({ address: c.address, action: c.action }));
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
-        report.failures = result.results.filter((r) => r.outcome !== 'applied').map((r) => ({ address: r.address, outcome: r.outcome, ...(r.error ? { error: r.error } : {}) }));
+        report.failures = result.results
+          .filter((r) => r.outcome !== 'applied')
+          .map((r) => ({ address: r.address, outcome: r.outcome, ...(r.error ? { error: r.error } : {}) }));
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
-          report.error = `${report.failures.length} change${report.failures.length === 1 ? '' : 's'} not applied; first: ${report.failures[0].address}: ${report.failures[0].error ?? report.failures[0].outcome}`;
+          const [first] = report.failures;
+          const why = first.error ?? first.outcome;
+          report.error = `${counted(report.failures.length, 'change')} not applied; first: ${first.address}: ${why}`;
           return report;
         }
       }
@@ -120,7 +147,8 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     }
     return { ...report, result: 'success' };
   } catch (e) {
-    if (e instanceof Reported) return { ...report, error: details.find((d) => !/^\d+ more/.test(d)) ?? 'the run failed (see the details)' };
+    if (e instanceof Reported)
+      return { ...report, error: details.find((d) => !/^\d+ more/.test(d)) ?? 'the run failed (see the details)' };
     if (e instanceof UserError || e instanceof ApiError) return { ...report, error: errorLine(e) };
     throw e;
   }

@@ -9,9 +9,14 @@ import { nearestPos } from '../validate/validate.js';
 import type { Configuration } from './check.js';
 import type { RunOptions } from './options.js';
 
-/** The rules' verdict on `shown` (sensitive values masked), recorded in both plans. Nothing without rules. */
+/** The rules' verdict on `shown` (sensitive values masked), recorded in both plans; none without rules (a saved
+ *  plan's findings are replaced: its rules may have changed since). */
 export function guardPlan(plans: { plan: Plan; shown: Plan }, config: Configuration, opts: RunOptions, state: State, allow: Allowance[]): void {
-  if (!config.rules.length) return;
+  if (!config.rules.length) {
+    delete plans.plan.rules;
+    delete plans.shown.rules;
+    return;
+  }
   // The documents by address only when a finding needs its place (a large plan usually has none).
   let byAddress: Map<string, Document> | undefined;
   const report = checkRules(plans.shown, config.rules, {

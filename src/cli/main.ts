@@ -67,6 +67,7 @@ function validateOptions(cmd: Command): Command {
 }
 
 const planning = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
+  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply')
   .option('--allow <rule=reason>', 'let a guardrail rule\'s denials through, recording why (repeatable)', collect);
 
 /**

@@ -40,6 +40,8 @@ export interface CommonFlags {
   target?: string[];
   /** plan/apply: RULE=REASON, a guardrail's denial let through */
   allow?: string[];
+  /** plan/apply: read every document (full), or only those changed since the last apply */
+  refresh?: string;
 }
 
 export interface RunOptions {
@@ -72,6 +74,8 @@ export interface RunOptions {
   varFiles: string[];
   /** --target patterns; empty: the whole configuration */
   targets: string[];
+  /** --refresh: `changed` reads only the documents whose desired values differ from the state's record */
+  refresh: RefreshMode;
   registry: Registry;
   project?: Project;
   /** the project file as parsed: where its rules stand */
@@ -153,6 +157,16 @@ export function outputFormats(f: Pick<CommonFlags, 'format' | 'json'>, allowed: 
   if (f.json && f.format && format !== 'json') throw new UserError(`--json and --format ${format} both choose the output: pass one`);
   const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
   return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
+}
+
+/** --refresh: every document read (full, the default), or only those changed since the last apply. */
+export const REFRESH_MODES = ['full', 'changed'] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
+
+/** --refresh full (the default) or changed. */
+function refreshMode(raw: string | undefined): RefreshMode {
+  if (raw === undefined || (REFRESH_MODES as readonly string[]).includes(raw)) return (raw ?? 'full') as RefreshMode;
+  throw new UserError(`--refresh must be ${REFRESH_MODES.join(' or ')}, not ${JSON.stringify(raw)}`);
 }
 
 const isFile = (path: string) => {
@@ -267,6 +281,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
   const allow = check(() => parseAllowances(f.allow)) ?? [];
+  const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
   // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
@@ -301,6 +316,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     vars,
     varFiles: (f.varFile ?? []).map((v) => resolve(io.cwd, v)),
     targets,
+    refresh,
     registry,
     project,
     projectSource,

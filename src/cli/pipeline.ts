@@ -7,10 +7,11 @@ import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { planReads } from '../remote/read-plan.js';
+import { changedSinceApply } from '../remote/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Allowance, ApplyResult, Document, Plan } from '../types.js';
+import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
 import { guardPlan, refuseDenied } from './guardrails.js';
@@ -68,39 +69,71 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
   return out;
 }
 
+/** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
+async function readDocuments(docs: Document[], state: State, client: Client, opts: RunOptions, io: Io, knownId?: (a: string) => string | undefined) {
+  const registry = opts.registry;
+  const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
+  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId, onRead: (o) => {
+    if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
+    reading.tick();
+  } });
+  reading.done();
+  collectPhaseGarbage();
+  if (failures.length) {
+    // A platform that cannot be used at all is one line, not one per document.
+    const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
+    if (stop) throw new UserError(stop);
+    for (const f of failures) io.err(`${f.address}: ${errorLine(f.error)}\n`);
+    if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
+    throw new Reported();
+  }
+  return { observed, liveListed };
+}
+
+/** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
+ *  `knownId` gives the ids of documents neither read nor trusted), `all` are the documents (for releases). */
+export interface Reading {
+  read: Document[];
+  planned: Document[];
+  all: Document[];
+  state: State;
+  trusted?: Map<string, Observed>;
+  knownId?: (address: string) => string | undefined;
+}
+
+/** Reads the documents to read and plans the planned ones; a PlanError becomes the user's error. */
+export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
+  const { state } = r;
+  const knownId = r.knownId ?? (r.trusted && ((a: string) => r.trusted!.get(a)?.id));
+  const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
+  for (const [address, o] of r.trusted ?? []) observed.set(address, o);
+  const inTargets = targeted(opts.targets);
+  const releases = undeclared(r.all, state).filter((u) => inTargets(u.address));
+  try {
+    return planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
+  } catch (e) {
+    if (e instanceof PlanError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
 /**
  * Load, read, plan, check the guardrails: the plan as a closed value, with what it was made from. `loaded` gives
  * what the caller read already, or how to read the state (apply reads it under its lock); else the state is read as
- * it is. `allow`: the allowances for the rules (default: --allow).
+ * it is. `allow`: the allowances for the rules (default: --allow). With `--refresh changed` only the documents
+ * changed since the last apply are read (remote/refresh.ts).
  */
 export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {}): Promise<Planned> {
-  const registry = opts.registry;
   const config = loaded.config ?? await loadConfiguration(opts, io);
   const { docs: all, left } = config;
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));
+  const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
   const client = makeClient(opts, io);
   try {
-    const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, onRead: (o) => {
-      if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
-      reading.tick();
-    } });
-    reading.done();
-    collectPhaseGarbage();
-    if (failures.length) {
-      // A platform that cannot be used at all is one line, not one per document.
-      const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
-      if (stop) throw new UserError(stop);
-      for (const f of failures) io.err(`${f.address}: ${errorLine(f.error)}\n`);
-      if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-      throw new Reported();
-    }
-    const inTargets = targeted(opts.targets);
-    const releases = undeclared(all, state).filter((u) => inTargets(u.address));
-    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
+    const { changes, summary } = await readAndPlan({ read, planned: docs, all, state, trusted }, client, opts, io);
     const plan: Plan = {
       format_version: 1,
       tapedeck_version: tapedeckVersion(),
@@ -108,6 +141,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
       state: state.ref(),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
+      ...(trusted ? { refresh: { mode: 'changed' as const, not_read: trusted.size } } : {}),
       ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,
@@ -118,7 +152,6 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
     return planned;
   } catch (e) {
     await client.close();
-    if (e instanceof PlanError) throw new UserError(e.message);
     throw e;
   }
 }

@@ -48,8 +48,16 @@ export const leftOutLine = (left: number, envName: string) =>
 const leftOut = (p: Plan) => (p.not_in_environment
   ? `${leftOutLine(p.not_in_environment, p.environment.name)}.\n`
   : '');
-/** What the plan leaves out, said before it. */
-const notes = (p: Plan) => partial(p) + leftOut(p);
+
+/** A --refresh changed plan says what it took from the state unread, and what that leaves unchecked. */
+export function notReadNote(p: Plan): string {
+  if (!p.refresh) return '';
+  const n = p.refresh.not_read;
+  return `${n.toLocaleString('en-US')} document${n === 1 ? '' : 's'} not read (unchanged since state serial ${p.state.serial}): drift in ${n === 1 ? 'it' : 'them'} is not checked; a full plan checks it.\n`;
+}
+
+/** What the plan leaves out or did not read, said before it. */
+const notes = (p: Plan) => partial(p) + leftOut(p) + notReadNote(p);
 
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
@@ -61,8 +69,8 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
     plan: (p, o) => {
-      const note = [partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`, leftOut(p) && `> ${leftOut(p)}`]
-        .filter(Boolean).map((n) => `\n${n}`).join('');
+      const note = [partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`, leftOut(p) && `> ${leftOut(p)}`,
+        notReadNote(p) && `> ℹ️ ${notReadNote(p)}`].filter(Boolean).map((n) => `\n${n}`).join('');
       return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
     },
     apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),

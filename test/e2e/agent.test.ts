@@ -3,7 +3,7 @@
 // out, the webhook's signature, the metrics as Prometheus text, one agent per state file. The database state's
 // several agents (a leader SIGKILLed) are in test/slow/agent-ha.test.ts.
 import { createHmac } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import parsePrometheus from 'parse-prometheus-text-format';
@@ -164,6 +164,28 @@ describe('tapedeck agent', () => {
     expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
     expect((await fetch(`${a.url}/nowhere`)).status).toBe(404);
+  });
+
+  it('stopping (SIGTERM) mid-apply: the write in flight finishes, no other starts, the state records it, exit 0', async () => {
+    emu = await emulator({}, { latencyMs: 40 });
+    const repo = testRepo();
+    const all = Array.from({ length: 20 }, (_, i) => offer(`o${i}`, `Offer ${i}`));
+    repo.push({ 'platform/offers.yaml': all });
+    const cwd = tempDir();
+    const a = await agent(repo.bare, cwd, '--auto-apply', '--concurrency', '1');
+    await until('some creates', () => emu!.stats.writes >= 3);
+    expect(await a.stop()).toBe(0);
+    const created = offers(emu);
+    expect(created.length).toBeGreaterThan(2);
+    expect(created.length).toBeLessThan(20);
+    const state = JSON.parse(readFileSync(join(cwd, '.tapedeck/default.state.json'), 'utf8'));
+    expect(Object.values(state.resources).map((e: any) => e.id).sort()).toEqual(created.map((o) => o.id).sort());
+    expect(a.logs().find((l) => l.msg === 'run success')?.applied).toMatchObject({ applied: created.length, skipped: 20 - created.length });
+    expect(existsSync(join(cwd, '.tapedeck/default.state.json.lock'))).toBe(false);
+    // The next agent makes the rest, and nothing twice.
+    await agent(repo.bare, cwd, '--auto-apply');
+    await until('every offer', () => offers(emu!).length === 20);
+    expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(20);
   });
 
   it('with a file state, a second agent for the same state is refused at start', async () => {

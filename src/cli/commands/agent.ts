@@ -22,10 +22,15 @@ import { stateBackend, stateShown } from '../state-access.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
 
-/** The webhook secret: the file's content (read at each delivery, so a rotated secret needs no restart), or the environment's. */
+/**
+ * The webhook secret: the file's content (read at each delivery, so a rotated secret needs no restart), or the
+ * environment's.
+ */
 function webhookSecret(file: string | undefined, io: Io): () => string | undefined {
   const read = () => {
-    const s = file ? readBounded(file, MAX_TOKEN_FILE_BYTES)?.toString('utf8').trim() : io.env.TAPEDECK_WEBHOOK_SECRET?.trim();
+    const s = file
+      ? readBounded(file, MAX_TOKEN_FILE_BYTES)?.toString('utf8').trim()
+      : io.env.TAPEDECK_WEBHOOK_SECRET?.trim();
     if (s) io.secret?.(s);
     return s || undefined;
   };
@@ -47,13 +52,21 @@ function webhookSecret(file: string | undefined, io: Io): () => string | undefin
  * The runs' options, from the first commit. A file state lives on the agent's disk, never in its checkout (which is
  * cleaned at every commit): --state FILE, else .tapedeck/<env>.state.json in the working directory.
  */
-function firstOptions(flags: CommonFlags, settings: AgentSettings, checkout: Checkout, io: Io): { opts: RunOptions; flags: CommonFlags } {
+function firstOptions(
+  flags: CommonFlags,
+  settings: AgentSettings,
+  checkout: Checkout,
+  io: Io,
+): { opts: RunOptions; flags: CommonFlags } {
   const runIo = { ...io, cwd: checkout.dir };
   const dir = join(checkout.dir, settings.path);
   const opts = buildOptions(dir, { ...flags, quiet: true }, runIo);
   if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
   if (opts.project?.environments?.[opts.envName]?.state) {
-    throw new UserError(`tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is replaced at every commit: give the agent --state FILE (on its own disk) or a postgres:// state`);
+    throw new UserError(
+      `tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is ` +
+        `replaced at every commit: give the agent --state FILE (on its own disk) or a postgres:// state`,
+    );
   }
   const pinned = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
   return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo), flags: pinned };
@@ -66,11 +79,21 @@ export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Prom
   // Paths on the agent's machine are made absolute: the runs' working directory is the checkout.
   const abs = (p: string) => resolve(io.cwd, p);
   const runFlags: CommonFlags = {
-    baseUrl: flags.baseUrl, tokenFile: flags.tokenFile && abs(flags.tokenFile), env: flags.env,
+    baseUrl: flags.baseUrl,
+    tokenFile: flags.tokenFile && abs(flags.tokenFile),
+    env: flags.env,
     state: flags.state && !isPostgresUrl(flags.state) ? abs(flags.state) : flags.state,
-    concurrency: flags.concurrency, maxRps: flags.maxRps, timeout: flags.timeout, retries: flags.retries,
-    retryDeadline: flags.retryDeadline, deadline: flags.deadline, insecureHttp: flags.insecureHttp, debug: flags.debug,
-    var: flags.var, varFile: flags.varFile?.map(abs), recreateMissing: flags.recreateMissing,
+    concurrency: flags.concurrency,
+    maxRps: flags.maxRps,
+    timeout: flags.timeout,
+    retries: flags.retries,
+    retryDeadline: flags.retryDeadline,
+    deadline: flags.deadline,
+    insecureHttp: flags.insecureHttp,
+    debug: flags.debug,
+    var: flags.var,
+    varFile: flags.varFile?.map(abs),
+    recreateMissing: flags.recreateMissing,
   };
   const work = mkdtempSync(join(tmpdir(), 'tapedeck-agent-'));
   const stops: (() => void)[] = [];
@@ -92,7 +115,14 @@ export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Prom
     const notifier = new Notifier(settings.notify, log, mask);
     const sharedState = opts.state.kind === 'postgres';
     const agent = new Agent({
-      settings, environment: opts.envName, stateShown: stateShown(opts, io), sharedState, metrics, notifier, log, mask,
+      settings,
+      environment: opts.envName,
+      stateShown: stateShown(opts, io),
+      sharedState,
+      metrics,
+      notifier,
+      log,
+      mask,
       openBackend: () => stateBackend(opts, io),
       run: { checkout, path: settings.path, flags: pinned, io },
     });
@@ -111,12 +141,23 @@ export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Prom
       refused: (why) => log('warn', 'webhook refused', { reason: why }),
     }).catch((e) => {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new UserError(`cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`);
+      throw new UserError(
+        `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`,
+      );
     });
-    stops.push(() => listening.server.close(), () => listening.server.closeAllConnections());
+    stops.push(
+      () => listening.server.close(),
+      () => listening.server.closeAllConnections(),
+    );
     log('info', 'agent started', {
-      listen: listening.url, repository: shownRepo(settings.repo), branch: settings.branch, path: settings.path,
-      environment: opts.envName, state: stateShown(opts, io), auto_apply: settings.autoApply, interval_ms: settings.intervalMs,
+      listen: listening.url,
+      repository: shownRepo(settings.repo),
+      branch: settings.branch,
+      path: settings.path,
+      environment: opts.envName,
+      state: stateShown(opts, io),
+      auto_apply: settings.autoApply,
+      interval_ms: settings.intervalMs,
     });
     stops.push(onSignals(agent, log, stop));
     await agent.loop();

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
+import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
@@ -12,12 +12,10 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { loadConfiguration } from '../check.js';
 import { denialLines } from '../guardrails.js';
-import { mergeAllowances } from '../../rules/allow.js';
-import { applyPlanned, baseUrl, makePlan, type Planned } from '../pipeline.js';
+import { applyPlanned, makePlan } from '../pipeline.js';
+import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
-import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
@@ -58,6 +56,10 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
     const made = plan.targets ? `with --target ${plan.targets.join(', ')}` : 'without --target';
     throw new UserError(`the saved plan ${file} was made ${made}, not --target ${asked}: leave --target out (the plan applies with its own), or make the plan again`);
   }
+  const mode = plan.refresh ? 'changed' : 'full';
+  if (flags.refresh !== undefined && flags.refresh !== mode) {
+    throw new UserError(`the saved plan ${file} was made with --refresh ${mode}, not --refresh ${flags.refresh}: leave --refresh out (a saved plan reads only what it writes), or make the plan again`);
+  }
   if (!plan.configuration) return { plan, dir: dirArg };
   const dir = resolve(dirname(path), plan.configuration.dir);
   const given = dirArg === undefined ? undefined : resolve(io.cwd, dirArg);
@@ -80,8 +82,8 @@ async function planAndApply(backend: StateBackend, opts: RunOptions, flags: Appl
 }
 
 /**
- * A saved plan is applied only if nothing it was made from has moved: the plan is made again from the documents,
- * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
+ * A saved plan is applied only if nothing it was made from has moved: the configuration, the state serial, and
+ * every resource it writes, read again; otherwise nothing is written (saved-apply.ts).
  */
 async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const made = await remakeSaved(saved, backend, opts, io);
@@ -95,26 +97,6 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
   } finally {
     await made.client.close();
   }
-}
-
-/**
- * The saved plan made again, or why it is stale. Its documents are loaded in here so that they are not held while
- * the plan is applied.
- */
-async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
-  // What it was made from is checked before anything is read: another environment's URL may not even answer.
-  const config = await loadConfiguration(opts, io);
-  const state = await State.open(backend);
-  const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const planned = selectTargets(config.docs, opts.targets, Object.keys(state.data.resources));
-  const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
-  if (before.length) return { stale: before };
-  // The rules are checked again on the plan made now; what the reviewed plan allowed stays allowed.
-  const made = await makePlan(opts, io, { config, state, allow: mergeAllowances(saved.rules?.allowances ?? [], opts.allow) });
-  const reasons = changeDifferences(saved, made.shown);
-  if (!reasons.length) return made;
-  await made.client.close();
-  return { stale: reasons };
 }
 
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
