@@ -108,8 +108,7 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
     io.err(denied.map((l) => `${l}\n`).join(''));
     return 1;
   }
-  const { create, update, move, release } = plan.summary;
-  const changes = create + update + move + release;
+  const changes = plan.changes.length - plan.summary.noop;
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
     // The question names where the writes go: a "yes" meant for staging must not be given to production.
