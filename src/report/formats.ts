@@ -1,9 +1,14 @@
 // Every output format in one table: what each prints for a plan, an apply's result and the issues found in the
-// input. Commands choose a renderer by the --format (or --json) they were given and never branch on the format
-// themselves; a new format is one more row here. `github` (annotations) renders issues; plan and apply print text
-// with the guardrails' findings as annotations first (RenderOptions.annotations).
+// input, and the state commands' output (state-output.ts). Commands choose a renderer by the --format (or --json,
+// the same as --format json) they were given and never branch on the format themselves; a new format is one more
+// row here. `github` (annotations) renders issues; plan and apply print text with the guardrails' findings as
+// annotations first (RenderOptions.annotations).
 import type { ApplyResult, Plan } from '../types.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
+import {
+  asCode, historyJson, historyText, listingJson, listingText, outcomeJson, outcomeText,
+  type Outcome, type StateHistory, type StateListing,
+} from './state-output.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
 import { rulesGithub, rulesSummary } from './rules.js';
 import type { Style } from './style.js';
@@ -31,6 +36,12 @@ export interface Renderer {
   plan(p: Plan, o: RenderOptions): string;
   apply(r: ApplyResult, o: RenderOptions): string;
   issues(r: IssueReport): Printed;
+  /** `state list` */
+  listing(l: StateListing): string;
+  /** `state history` */
+  history(h: StateHistory): string;
+  /** what a command that changes something did (state forget, mv, push; export) */
+  outcome(o: Outcome): string;
 }
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
@@ -65,6 +76,9 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,
+    listing: listingText,
+    history: historyText,
+    outcome: outcomeText,
   },
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
@@ -75,9 +89,15 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     },
     apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),
     issues: (r) => issuesMarkdown(r),
+    listing: (l) => asCode(listingText(l)),
+    history: (h) => asCode(historyText(h)),
+    outcome: outcomeText,
   },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
-  json: { plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson },
+  json: {
+    plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
+    listing: listingJson, history: historyJson, outcome: outcomeJson,
+  },
   github: { issues: issuesGithub },
 };
 
