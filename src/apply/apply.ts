@@ -2,7 +2,7 @@
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { ApiError, errorLine } from '../errors.js';
 import { fillPathReferences } from '../kinds/paths.js';
-import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
+import { fillReferences, firstUnresolved } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
@@ -138,8 +138,10 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       try {
         const path = fillPathReferences(c.request!.path, idOf);
         const body = fillReferences(c.request!.body, idOf);
-        const unresolved = UNRESOLVED.exec(`${path} ${JSON.stringify(body ?? {})}`);
-        if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
+        // Looked for in the request as planned: filled in, a literal's text (`$${Offer/x.id}` sent as `${Offer/x.id}`)
+        // reads like a reference.
+        const unresolved = firstUnresolved(`${c.request!.path} ${JSON.stringify(c.request!.body ?? {})}`, idOf);
+        if (unresolved) throw new Error(`${unresolved} has no id yet`);
         const res = await send(c, path, body);
         const wrapper = c.request!.answer;
         const wrapped = wrapper ? res.body[wrapper] : undefined;

@@ -6,7 +6,8 @@ import { lookupOf, readBackOf, readShapeOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
-import { dependencyGraph } from '../resolve/refs.js';
+import { withEscapes } from '../resolve/desired.js';
+import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
 import type { Change, Document, Observed, Plan, Summary } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
@@ -203,6 +204,13 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   // A write to another key is a write of another resource, and the one the state knew is let go: a replace.
   if (rekeyed.length && c.action === 'update') Object.assign(c, { action: 'replace', released_id: was });
   if (after.length) c.requires = after;
+  // What apply fills in holds the document's literals escaped, so that filling in never takes one for a reference.
+  if (c.request && holdsEscapes(o.doc)) {
+    c.request = { ...c.request, body: withEscapes(o.doc, c.request.body) };
+    if (c.expect) c.expect = withEscapes(o.doc, c.expect);
+    if (c.managed) c.managed = withEscapes(o.doc, c.managed);
+    if (c.lookup) c.lookup = withEscapes(o.doc, c.lookup as unknown as Json) as unknown as Change['lookup'];
+  }
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
   const notes = [...(c.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' || c.action === 'replace' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
