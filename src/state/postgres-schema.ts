@@ -52,6 +52,8 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
       )`,
     ];
   },
+  // The guardrail denials an apply let through (--allow RULE=REASON), kept with the version it wrote.
+  (s) => [`ALTER TABLE ${tables(s).history} ADD COLUMN allowances json`],
   // Rows keyed by the configuration too (tapedeck.yaml's name): two directories with one environment name and one
   // database have a row each. Rows from before keep '' until a run of their configuration writes them (adopts them).
   (s) => {

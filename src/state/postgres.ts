@@ -98,7 +98,7 @@ export class PostgresBackend implements StateBackend {
 
   /** A table to read: tables from before rows had a configuration (read, never upgraded, by a reader) show ''. */
   private rows(table: 'states' | 'history'): string {
-    return this.schemaAt! >= 2 ? this.t[table] : `(SELECT '' AS configuration, * FROM ${this.t[table]}) AS r`;
+    return this.schemaAt! >= 3 ? this.t[table] : `(SELECT '' AS configuration, * FROM ${this.t[table]}) AS r`;
   }
 
   /** The version of tapedeck's tables; a writer makes or upgrades them, a reader of an empty database does not. */
@@ -215,13 +215,15 @@ export class PostgresBackend implements StateBackend {
       ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) VALUES ($1, $2, $3, $4, 1, $5::json)
          ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
       : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
-         WHERE configuration = $13 AND environment = $2 AND version = $11 AND serial = $12 RETURNING version`;
-    const params = [...this.key(), refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
+         WHERE configuration = $14 AND environment = $2 AND version = $12 AND serial = $13 RETURNING version`;
+    const allowances = info.allowances?.length ? JSON.stringify(info.allowances) : null;
+    const params = [...this.key(), refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command, allowances];
     const rows = await this.query<{ version: string }>('writing the state', `WITH s AS (${set})
-      INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command)
-      SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10 FROM s
+      INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
+      SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11::json FROM s
       ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
-        actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command
+        actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command,
+        allowances = excluded.allowances
       RETURNING (SELECT version FROM s) AS version`, version === 0 ? params : [...params, version, this.storedSerial, this.rowConfiguration]);
     if (!rows.length) throw await this.conflict();
     this.storedSerial = refs.serial;
@@ -241,7 +243,7 @@ export class PostgresBackend implements StateBackend {
 
   async history(limit: number): Promise<HistoryEntry[]> {
     if (!(await this.ready(false))) return [];
-    const rows = await this.query<Record<string, unknown>>('reading the history', `SELECT serial, lineage, written_at, actor, host, tapedeck_version, configuration_hash, command, writes
+    const rows = await this.query<Record<string, unknown>>('reading the history', `SELECT serial, lineage, written_at, actor, host, tapedeck_version, configuration_hash, command, writes, allowances
       FROM ${this.rows('history')} WHERE configuration IN ($1, '') AND environment = $2 ORDER BY serial DESC, id DESC LIMIT $3`, [...this.key(), limit]);
     return rows.map((r) => ({ ...r, serial: Number(r.serial), written_at: (r.written_at as Date).toISOString() }) as HistoryEntry);
   }
