@@ -72,7 +72,8 @@ describe('examples/rules', () => {
 
   it('no-release-in-production: a removed document is released in staging, denied in production', async () => {
     emu = await emulator(seed);
-    const project = { 'tapedeck.yaml': { version: 1, environments: { staging: {}, production: {} } } };
+    // Named: the second directory takes the first one's states, so both are one configuration.
+    const project = { 'tapedeck.yaml': { version: 1, name: 'catalog', environments: { staging: {}, production: {} } } };
     const both = [newOffer({}), { ...newOffer({}), name: 'other' }];
     const dir = configuration('no-release-in-production', both, project);
     for (const env of ['staging', 'production']) expect((await runCli(['apply', ...against(emu.url, dir), '--env', env, '--yes'], { cwd: dir })).code).toBe(0);
