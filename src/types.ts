@@ -96,8 +96,12 @@ export interface Lookup {
   natural_key?: string[];
 }
 
-/** move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it. */
-export type Action = 'create' | 'update' | 'noop' | 'move' | 'release';
+/**
+ * move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it (and
+ * the state remembers it as released); restore: a released resource declared again, taken back (diffed like an
+ * update, or a change of the state alone where nothing differs).
+ */
+export type Action = 'create' | 'update' | 'noop' | 'move' | 'release' | 'restore';
 
 export interface Change {
   address: string;
@@ -179,6 +183,8 @@ export interface Live {
   from_state?: boolean;
   /** found through the list by these fields (a natural key), not by an id: the plan says it adopts it */
   adopted_by?: string[];
+  /** the id is a released state entry's (at this address, or the one it moved from): the resource is taken back */
+  restored?: boolean;
 }
 
 export type Observed = Desired & Live;

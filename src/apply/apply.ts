@@ -93,6 +93,13 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     if (c.moved_from) state.forget(c.moved_from);
   };
 
+  /** Declared no more: the entry stays, marked released, so a document that comes back takes its resource back. */
+  const release = (address: string) => {
+    const was = state.entry(address);
+    if (was?.id) state.set(address, { kind: was.kind, id: was.id, ...(was.fields ? { fields: was.fields } : {}), released_at: new Date().toISOString() });
+    else state.forget(address);
+  };
+
   /** After a write, the resource read back: fields the platform did not keep as written are reported. */
   const verify = async (c: Change): Promise<Pick<ResultEntry, 'not_kept' | 'unverified'>> => {
     if (!c.read || !c.expect) return {};
@@ -110,8 +117,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d) !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
     let entry: ResultEntry;
     // Changes of the state alone: nothing is sent.
-    if (c.action === 'move' || c.action === 'release') {
-      if (c.action === 'release') state.forget(c.address);
+    if (c.action === 'move' || c.action === 'release' || (c.action === 'restore' && !c.request)) {
+      if (c.action === 'release') release(c.address);
       else record(c, c.id);
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
     } else if (failedDep) {

@@ -61,6 +61,7 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
   for (const address in state.data.resources) {
     if (declared.has(address)) continue;
     const e = state.data.resources[address];
+    if (e.released_at) continue; // released once already: remembered, not released again
     out.push({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) });
   }
   return out;
@@ -76,7 +77,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources));
+  const docs = selectTargets(all, opts.targets, state.managedAddresses());
   const client = makeClient(opts, io);
   try {
     const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);

@@ -84,11 +84,13 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`]);
   }
   const diff = diffSpec(model, o.desired, o.live);
-  if (!diff.length) return stateChange(base, { action: o.moved_from ? 'move' : 'noop', id: o.id || undefined, moved_from: o.moved_from || undefined });
+  // A released resource taken back is a restore, whether fields differ (brought back like an update) or not.
+  const same = o.restored ? 'restore' : o.moved_from ? 'move' : 'noop';
+  if (!diff.length) return stateChange(base, { action: same, id: o.id || undefined, moved_from: o.moved_from || undefined });
   const style = styleOf(k.update);
   const w = { k, model, o, mask: diff.map((d) => d.path), key };
   return shapedChange(base, {
-    action: 'update', id: o.id || undefined, moved_from: o.moved_from || undefined, update_mask: style.mask(w.mask), request: style.request(w), diff,
+    action: o.restored ? 'restore' : 'update', id: o.id || undefined, moved_from: o.moved_from || undefined, update_mask: style.mask(w.mask), request: style.request(w), diff,
     schema: k.schema, live_fingerprint: fingerprinted(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
   });
 }
@@ -230,5 +232,8 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
   for (const u of ctx.undeclared ?? []) changes.push(released(u));
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  return { changes, summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), noop: count('noop') } };
+  return {
+    changes,
+    summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), restore: count('restore'), noop: count('noop') },
+  };
 }

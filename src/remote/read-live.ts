@@ -98,7 +98,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     const { doc, k } = r;
     const d = desiredOf(doc, k, r.refers, idOf);
     // Every field from the start, in one order: ten thousand objects of one shape, not shapes that grow one by one.
-    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false, adopted_by: undefined };
+    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false, adopted_by: undefined, restored: r.restored };
     observed.set(doc.address, o);
     const { desired, source } = o;
     if (k.identity.by === 'key') {

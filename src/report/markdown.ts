@@ -9,7 +9,7 @@ import { entryRows, modelOf, showValue, type Row, type Shown } from './display.j
 import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', move: '➡️', release: '➖', noop: '' };
+const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', move: '➡️', release: '➖', restore: '↩️', noop: '' };
 
 // Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
 // Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.

@@ -54,24 +54,27 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
     const head = drift.length ? [`  ${s.bad('!')} ${c.address} (${id}) matches the documents again, but drifted:`] : [];
     return [...moved, ...head, ...drift, ...(notes.length ? [...(moved.length || head.length ? [] : [`  ${c.address}:`]), ...notes] : [])];
   }
-  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${id || c.request?.path}) will be updated`);
+  const restored = `  ↩ ${c.address} (${id}) will be restored: released earlier, it is managed again`;
+  if (c.action === 'restore' && !c.request) return [...moved, s.change(`${restored}, as it is`), ...drift, ...notes];
+  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`)
+    : s.change(c.action === 'restore' ? `${restored}, its fields brought back:` : `  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
     if (c.action === 'create') lines.push(s.add(`      + ${d.path}: ${txt(showValue(model, d.path, d.after))}`));
     else lines.push(...entryLines(model, d, s));
   }
   lines.push(...drift, ...notes);
-  if (c.action === 'update' && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
+  if ((c.action === 'update' || c.action === 'restore') && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
   return lines;
 }
 
-/** Whether a plan would change anything: on the platform, or in the state (moves, releases). */
-export const hasChanges = (p: Plan) => p.summary.create + p.summary.update + p.summary.move + p.summary.release > 0;
+/** Whether a plan would change anything: on the platform, or in the state (moves, releases, restores). */
+export const hasChanges = (p: Plan) => p.summary.create + p.summary.update + p.summary.move + p.summary.release + p.summary.restore > 0;
 
 export function summaryLine(p: Plan): string {
-  const { create, update, move, release, noop } = p.summary;
+  const { create, update, move, release, restore, noop } = p.summary;
   if (!hasChanges(p)) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
-  const extra = `${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}`;
+  const extra = `${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}${restore ? `${restore} to restore, ` : ''}`;
   return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;
 }
 
@@ -89,7 +92,7 @@ export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string 
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {
-  const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), noop: 'unchanged' };
+  const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), restore: s.change('restored'), noop: 'unchanged' };
   const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
   const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
   return `  ${r.address}: ${mark}${r.id ? ` (${oneLine(r.id)})` : ''}${r.error ? `: ${oneLine(r.error)}` : ''}${kept}`;

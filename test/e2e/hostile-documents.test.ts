@@ -64,7 +64,7 @@ describe('export', () => {
     expect(readFileSync(join(d, 'offer.yaml'), 'utf8')).toContain('$${env.HOME}');
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d, env });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, noop: 5 });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 5 });
   });
 });
 

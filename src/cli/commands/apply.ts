@@ -104,7 +104,7 @@ async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions,
   const docs = loadDocuments(opts, io);
   const state = await State.open(backend);
   const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources));
+  const planned = selectTargets(docs, opts.targets, state.managedAddresses());
   const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return { stale: before };
   const made = await makePlan(opts, io, { docs, state });

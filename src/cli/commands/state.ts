@@ -12,11 +12,13 @@ export async function stateList(dir: string | undefined, flags: CommonFlags, io:
   const state = await readState(opts, io);
   const entries = Object.entries(state.data.resources);
   if (opts.json) {
-    io.out(`${JSON.stringify(Object.fromEntries(entries.map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}) }])), null, 2)}\n`);
+    const shown = entries.map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.released_at ? { released: true, released_at: e.released_at } : {}) }]);
+    io.out(`${JSON.stringify(Object.fromEntries(shown), null, 2)}\n`);
   } else if (!entries.length) {
     io.out(`The state ${state.where} holds no resources.\n`);
   } else {
-    for (const [address, e] of entries) io.out(`${address}\t${e.id ?? '-'}\n`);
+    // A released entry is remembered, not managed: marked, so it is not taken for one.
+    for (const [address, e] of entries) io.out(`${address}\t${e.id ?? '-'}${e.released_at ? `\treleased ${e.released_at}` : ''}\n`);
   }
   return 0;
 }
