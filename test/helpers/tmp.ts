@@ -11,6 +11,12 @@ export function tempDir(prefix = 'tapedeck-test-', parent = tmpdir()): string {
   return dir;
 }
 
+/** Removes one directory tempDir made, at once. */
+export function removeTempDir(dir: string): void {
+  if (made.includes(dir)) made.splice(made.indexOf(dir), 1);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** Removes every directory tempDir made; test/helpers/setup.ts runs it after each test file. */
 export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
