@@ -32,6 +32,8 @@ export interface Document {
   duplicate_from?: string;
   /** the address it was known by before a rename */
   moved_from?: string;
+  /** create it even where the platform has a resource with the same natural key that tapedeck does not manage */
+  allow_duplicate?: boolean;
   /** spec field paths filled from the environment: sensitive, shown as (sensitive), never saved or stored */
   sensitive?: string[];
   spec: JsonObject;
@@ -185,6 +187,8 @@ export interface Live {
   adopted_by?: string[];
   /** the id is a released state entry's (at this address, or the one it moved from): the resource is taken back */
   restored?: boolean;
+  /** what the reading found that a reviewer should know (duplicates allowed, or not checked) */
+  notes?: string[];
 }
 
 export type Observed = Desired & Live;

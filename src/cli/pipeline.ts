@@ -91,7 +91,8 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       // A platform that cannot be used at all is one line, not one per document.
       const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
       if (stop) throw new UserError(stop);
-      for (const f of failures) io.err(`${f.address}: ${errorLine(f.error)}\n`);
+      // A problem located in a document starts with its file:line:col (and names the address itself).
+      for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
       if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
       throw new Reported();
     }

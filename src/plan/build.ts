@@ -202,7 +202,7 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   if (after.length) c.requires = after;
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
-  const notes = [...(c.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
+  const notes = [...(c.notes ?? []), ...(o.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
   if (notes.length) c.notes = notes;
   return c;
 }
