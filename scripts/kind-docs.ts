@@ -178,7 +178,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     } catch {
       // a new file
     }
-    if (old !== text) (writeFileSync(join(root, p), text), changed++);
+    if (old !== text) {
+      writeFileSync(join(root, p), text);
+      changed++;
+    }
   }
   console.log(`${files.size} files generated, ${changed} changed`);
 }

@@ -63,7 +63,7 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
       try {
         existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
       } catch (e) {
-        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`);
+        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`, { cause: e });
       }
     }
     const since = new Date().toISOString();

@@ -205,7 +205,7 @@ class Reader {
     }
   }
 
-  private flowScalar(text: string, j: number, asKey: boolean): [unknown, number] {
+  private flowScalar(text: string, j: number, _asKey: boolean): [unknown, number] {
     if (text[j] === '"' || text[j] === "'") return quoted(text, j);
     if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '') || INDICATOR_START.test(text.slice(j, j + 2))) unsupported('an indicator in a flow collection');
     const start = j;
