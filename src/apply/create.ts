@@ -16,6 +16,13 @@ import type { Change, Lookup } from '../types.js';
 /** The write may or may not have taken effect, and nothing could tell. */
 export class OutcomeUnknown extends Error {}
 
+/** Nothing was sent, and nothing more will be: the state cannot be saved, or the lock on it is gone. */
+export class NotSent extends Error {
+  constructor(why: string) {
+    super(`not sent: ${why}`);
+  }
+}
+
 
 export function creator(client: Client, state: State, save: () => Promise<void>, idOf: (address: string) => string | undefined) {
   /** resources already someone's: the state's, and each one this run creates or finds */
