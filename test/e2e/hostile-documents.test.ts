@@ -76,7 +76,7 @@ describe('export', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, noop: names.length });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: names.length });
   });
 
   it('reads a document the same whether or not its file holds an unrelated block scalar', async () => {
@@ -90,7 +90,7 @@ describe('export', () => {
       expect(plan.code, plan.stderr).toBe(0);
       plans.push(JSON.parse(plan.stdout).summary);
     }
-    expect(plans).toEqual([{ create: 0, update: 0, move: 0, release: 0, noop: 1 }, { create: 0, update: 0, move: 0, release: 0, noop: 2 }]);
+    expect(plans).toEqual([{ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 1 }, { create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 2 }]);
   });
 });
 
