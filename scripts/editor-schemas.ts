@@ -46,6 +46,8 @@ function loosenInside(raw: JsonSchema): JsonSchema {
 
 function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
   const node = loosenInside(raw);
+  // An editor cannot read x-enum: its description says that the values shown are not all there are.
+  if (raw['x-enum'] === 'partial') node.description = `${String(node.description ?? '')} (the platform's full list of values is not public)`.trim();
   if (node.readOnly === true) {
     const { description, title } = node;
     const errorMessage = 'a response-only field set by the server: remove it from spec';
@@ -54,7 +56,8 @@ function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
   const nullType = nullable ? ['null'] : [];
   if (node.const !== undefined || node.enum !== undefined) {
     const values: unknown[] = node.const !== undefined ? [node.const] : node.enum;
-    const { const: _c, enum: _e, ...rest } = node;
+    // The alternatives say the types (a string of the list, a placeholder, null): a `type` beside them would refuse null.
+    const { const: _c, enum: _e, type: _t, ...rest } = node;
     const placeholder = values.every((v) => typeof v === 'string') ? HAS_PLACEHOLDER : VAR_WHOLE;
     return { ...rest, anyOf: [{ enum: values }, { type: 'string', pattern: placeholder }, ...nullType.map((t) => ({ type: t }))] };
   }

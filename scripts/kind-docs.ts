@@ -33,6 +33,9 @@ function typeOf(n: JsonSchema): string {
   return 'any';
 }
 
+/** The note listing an enum's values, always shown (a description saying "values" does not list them). */
+const ENUM_VALUES = /^(known )?values:/;
+
 /** What a row says beside the field's own description: what the schema's keywords mean for tapedeck. */
 function notes(n: JsonSchema, required: boolean): string[] {
   const out: string[] = [];
@@ -46,8 +49,13 @@ function notes(n: JsonSchema, required: boolean): string[] {
   if (n['x-ref-parts']) out.push('made of ids (the organization, a project, a resource)');
   if (n['x-presence']) out.push('`false`/`0` is a value, unlike unset');
   if (n['x-enum']) {
-    const known: string[] = (n.examples ?? []).filter((v: string) => v !== n.default);
-    out.push(known.length ? `values: ${known.map(code).join(', ')}` : 'values: not published (upper-case names)');
+    // Closed (x-enum true): its `enum` is every value. Partial: the platform's full list is not public.
+    const closed = n['x-enum'] === true;
+    const known: string[] = ((closed ? n.enum : n.examples) ?? []).filter((v: string) => v !== n.default);
+    const list = known.map(code).join(', ');
+    const partial = 'the platform\'s full list is not public: another upper-case name is sent with a warning, and refused when it is a slip of a known one';
+    if (closed) out.push(`values: ${list} (the whole list: no other value is accepted)`);
+    else out.push(known.length ? `known values: ${list} (${partial})` : 'values: not published (any upper-case name)');
     out.push(`unset: ${code(n.default)}`);
   }
   if (n['x-int64']) out.push('a number or a decimal string; sent as a string');
@@ -79,7 +87,7 @@ function table(list: Row[]): string[] {
     ...list.map((r) => {
       const own = r.node.description ?? '';
       // A note the description already makes (hover shows only the description, so some say it too) is left out.
-      const text = [own, ...notes(r.node, r.required).filter((x) => !own.includes(x.split(/[:,(]/)[0].trim()))]
+      const text = [own, ...notes(r.node, r.required).filter((x) => ENUM_VALUES.test(x) || !own.includes(x.split(/[:,(]/)[0].trim()))]
         .filter(Boolean).map(sentence).join('. ');
       return `| ${code(r.path)} | ${typeOf(r.node)} | ${cell(text)} |`;
     }),
@@ -178,7 +186,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     } catch {
       // a new file
     }
-    if (old !== text) (writeFileSync(join(root, p), text), changed++);
+    if (old !== text) {
+      writeFileSync(join(root, p), text);
+      changed++;
+    }
   }
   console.log(`${files.size} files generated, ${changed} changed`);
 }

@@ -204,11 +204,15 @@ export interface ResultEntry {
   unverified?: string;
   id?: string;
   error?: string;
+  /** false: it happened, but the state could not be saved since (see ApplyResult.state_error) */
+  state_recorded?: false;
 }
 
 export interface ApplyResult {
   format_version: 1;
   results: ResultEntry[];
+  /** why the state could not be saved after some outcomes (they carry state_recorded: false) */
+  state_error?: string;
   summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
 }
 

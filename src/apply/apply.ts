@@ -10,7 +10,7 @@ import type { State, StateEntry } from '../state/state.js';
 import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
-import { creator, OutcomeUnknown } from './create.js';
+import { creator, NotSent, OutcomeUnknown } from './create.js';
 import { SENSITIVE, touches } from '../plan/sensitive.js';
 
 export interface ApplyOptions {
@@ -31,13 +31,24 @@ const SAVE_SHARE = 10;
 export async function applyPlan(plan: Plan, client: Client, state: State, opts: ApplyOptions): Promise<ApplyResult> {
   let savedAt = Date.now();
   let saveTook = 0;
+  /** why the state could not be saved; from then on nothing more is sent */
+  let stateError: string | undefined;
+  /** why nothing more may be sent: the state cannot be saved, or the lock on it is gone (another run may hold it) */
+  let stop: string | undefined;
+  const stopped = () => (stop ??= state.lockLost());
   /** Ids of created resources must never be lost; other changes to the state can wait a moment. */
   const save = async (urgent: boolean) => {
     if (!urgent && Date.now() - savedAt < Math.max(SAVE_EVERY_MS, SAVE_SHARE * saveTook)) return;
     const started = Date.now();
     // Set before the save is awaited, so the writes finishing meanwhile do not each start one.
     savedAt = started;
-    await state.save();
+    try {
+      await state.save();
+    } catch (e) {
+      stateError ??= errorLine(e);
+      stop ??= `the state could not be saved (${stateError})`;
+      throw new NotSent(stop);
+    }
     savedAt = Date.now();
     saveTook = savedAt - started;
   };
@@ -116,8 +127,11 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     // A reference is satisfied by a known id; a requirement (the platform's ordering rules) only by having been applied.
     const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d) !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
     let entry: ResultEntry;
-    // Changes of the state alone: nothing is sent.
-    if (c.action === 'move' || c.action === 'release' || (c.action === 'restore' && !c.request)) {
+    const why = stopped();
+    if (why) {
+      entry = { address: c.address, action: c.action, outcome: 'skipped', ...(c.id ? { id: c.id } : {}), error: `not sent: ${why}` };
+    } else if (c.action === 'move' || c.action === 'release' || (c.action === 'restore' && !c.request)) {
+      // Changes of the state alone: nothing is sent.
       if (c.action === 'release') release(c.address);
       else record(c, c.id);
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
@@ -136,10 +150,11 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         if (c.action === 'create' && !id) throw new Error('the create response carried no id');
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
-        await save(c.action === 'create');
+        // Done on the platform whether or not the state can record it (the result says which it does not).
+        await save(c.action === 'create').catch(() => {});
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
-        const outcome = e instanceof OutcomeUnknown ? 'unknown' : 'failed';
+        const outcome = e instanceof OutcomeUnknown ? 'unknown' : e instanceof NotSent ? 'skipped' : 'failed';
         entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e) };
       }
     }
@@ -156,17 +171,30 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     if (awaited.has(c.address)) outcome.set(c.address, 'applied');
   }
   const changes = plan.changes.filter((c) => c.action !== 'noop');
+  // The lock is asked for before the first write and before each wave of them (the connection's end is heard at once).
+  const checkLock = async () => {
+    if (!stop) await state.checkLock().catch((e: unknown) => { stop = errorLine(e); });
+  };
   for (const wave of waves(changes, (c) => c.address, (c) => c.depends_on ?? [])) {
+    await checkLock();
     await mapPool(wave, opts.concurrency, run);
   }
-  await state.save();
+  await checkLock();
+  // Without the lock the state is not written (another run may be writing it); a save that failed is tried again.
+  const lockGone = stopped() && !stateError ? stop : undefined;
+  if (lockGone) stateError = lockGone;
+  else await state.save().catch((e: unknown) => { stateError ??= errorLine(e); });
   // In the plan's order, as they were planned (they finish in any order).
   const order = new Map(changes.map((c, i) => [c.address, i]));
   results.sort((a, b) => order.get(a.address)! - order.get(b.address)!);
   const n = (o: ResultEntry['outcome']) => results.filter((r) => r.outcome === o).length;
+  const unsaved = state.unsaved();
+  const unrecorded = stateError ? results.filter((r) => r.outcome !== 'skipped' && r.outcome !== 'failed' && unsaved.has(r.address)) : [];
+  for (const r of unrecorded) r.state_recorded = false;
   return {
     format_version: 1,
     results,
+    ...(stateError && unsaved.size ? { state_error: stateError } : {}),
     summary: {
       applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'),
       not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop,

@@ -16,6 +16,13 @@ import type { Change, Lookup } from '../types.js';
 /** The write may or may not have taken effect, and nothing could tell. */
 export class OutcomeUnknown extends Error {}
 
+/** Nothing was sent, and nothing more will be: the state cannot be saved, or the lock on it is gone. */
+export class NotSent extends Error {
+  constructor(why: string) {
+    super(`not sent: ${why}`);
+  }
+}
+
 
 export function creator(client: Client, state: State, save: () => Promise<void>, idOf: (address: string) => string | undefined) {
   /** resources already someone's: the state's, and each one this run creates or finds */
@@ -63,7 +70,7 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
       try {
         existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
       } catch (e) {
-        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`);
+        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`, { cause: e });
       }
     }
     const since = new Date().toISOString();

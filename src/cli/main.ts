@@ -80,7 +80,7 @@ function maskingIo(io: Io): Io {
 export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
   const io = maskingIo(outside);
   let code = 0;
-  let debug = argv.includes('--debug');
+  const debug = argv.includes('--debug');
   const program = new Command('tapedeck')
     .description('Keep a streaming platform\'s setup in git: validate, plan and apply it.')
     .version(tapedeckVersion(), '--version', 'print the version')
@@ -165,7 +165,6 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
       return 1;
     }
     io.err(`internal error: ${(e as Error).message}${debug ? `\n${(e as Error).stack}` : ' (run with --debug for details)'}\n`);
-    debug = false;
     return 1;
   }
 }

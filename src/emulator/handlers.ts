@@ -2,6 +2,7 @@
 // replace). Kind-specific rules come from the kind table and collectionRules, never from a check of the kind.
 import type { KindDef } from '../kinds/types.js';
 import { specField } from '../kinds/paths.js';
+import { resourceKeyProblem } from '../kinds/policy.js';
 import { resourceModel } from '../schema/model.js';
 import { clone, isObject, valueAt, zeroFill, type Json, type JsonObject } from '../schema/values.js';
 import { ApiFault, bad, notFound } from './fault.js';
@@ -11,7 +12,6 @@ import { applyMask, checkShape, parseMask } from './shape.js';
 import { keyOf, type Store } from './store.js';
 
 const now = () => new Date().toISOString();
-const RESOURCE_KEY = /^[^/\s]+\/organization$|^[^/\s]+\/[^/\s]+\/[^/\s]+$/;
 
 export interface Operation {
   kind: KindDef;
@@ -169,7 +169,8 @@ export function replace(store: Store, op: Operation): JsonObject {
   const key = params.key;
   if (body[keyField] !== undefined && body[keyField] !== key) throw bad(`${keyField} does not match the path`);
   const model = resourceModel(k.schema);
-  if (keyField === 'resource_key' && !RESOURCE_KEY.test(key)) throw bad(`malformed resource_key "${key}"`);
+  const keyProblem = keyField === 'resource_key' ? resourceKeyProblem(key) : undefined;
+  if (keyProblem) throw bad(keyProblem);
   const { etag, ...fields } = body;
   checkShape(model, fields, '');
   requireFields(k, fields);

@@ -1,7 +1,9 @@
-// Request bodies checked against the field model, as the platform's JSON decoder would: unknown fields and
-// wrong types are invalid_argument. Also the update-mask rules of PATCH.
+// Request bodies checked against the field model, as the platform's JSON decoder would: unknown fields, wrong types
+// and a value a closed enum does not have are invalid_argument; so are the platform's value rules the schemas state
+// (ISO codes, google.type.Money). Also the update-mask rules of PATCH.
 import type { Field } from '../schema/model.js';
 import { fieldAt } from '../schema/model.js';
+import { moneySignProblem, nanosRangeProblem } from '../schema/money.js';
 import { canonicalInt64, canonicalTimestamp, isObject, valueAt, type Json, type JsonObject } from '../schema/values.js';
 import { bad } from './fault.js';
 
@@ -17,6 +19,10 @@ export function checkShape(field: Field, v: unknown, path: string): void {
         if (!f) throw bad(`unknown field ${path ? `${path}.` : ''}${k}`);
         checkShape(f!, x, path ? `${path}.${k}` : k);
       }
+      if (field.money) {
+        const problem = nanosRangeProblem(v) ?? moneySignProblem(v);
+        if (problem) fail(problem);
+      }
       return;
     case 'array':
       if (!Array.isArray(v)) fail('expected an array');
@@ -25,7 +31,11 @@ export function checkShape(field: Field, v: unknown, path: string): void {
     case 'map': if (!isObject(v)) fail('expected an object'); return;
     case 'int64': if (canonicalInt64(v) === undefined) fail('expected an int64 (decimal string)'); return;
     case 'timestamp': if (typeof v !== 'string' || (v !== '' && !canonicalTimestamp(v))) fail('expected an RFC 3339 timestamp'); return;
-    case 'enum': case 'string': if (typeof v !== 'string') fail('expected a string'); return;
+    case 'enum': case 'string':
+      if (typeof v !== 'string') fail('expected a string');
+      // "" is the unset value, which the platform's zero values hold too.
+      if (field.allowed && v !== '' && !field.allowed.includes(v as string)) fail(`invalid value ${JSON.stringify(v)}`);
+      return;
     case 'integer': if (!Number.isInteger(v)) fail('expected an integer'); return;
     case 'number': if (typeof v !== 'number') fail('expected a number'); return;
     case 'boolean': if (typeof v !== 'boolean') fail('expected a boolean'); return;

@@ -2,12 +2,15 @@
 // sequences, one-line flow collections, plain and quoted one-line scalars, comments, `---`. It gives the same values
 // (YAML 1.2 core schema) as the `yaml` library several times faster, which matters for plans of 10,000 documents
 // (read by `yaml` alone, they take about 0.9 s more). It keeps no positions: they are needed only to report a
-// problem, and are then taken from `yaml` (see load.ts). Anything outside the subset (anchors, aliases, tags, block
-// or multi-line scalars, complex keys, duplicate keys, any error) throws Unsupported, and the caller reads the file
-// with `yaml` instead, so every error message still comes from the full parser. A document's value must not depend
-// on which reader ran (so on the rest of its file): test/unit/fast-yaml.test.ts compares them on thousands of files.
+// problem, and are then taken from `yaml` (see load.ts). A document outside the subset (anchors, aliases, tags, block
+// or multi-line scalars, complex keys, duplicate keys, any error) is refused, and the caller reads that document
+// with `yaml` instead, so every error message still comes from the full parser; a few things make the whole file
+// refused (see parseSimple). A document's value must not depend on which reader ran (so on the rest of its file):
+// test/unit/fast-yaml*.test.ts compare them on thousands of files, the YAML test suite and every white space.
 
-import { plainKey, quoted, resolvePlain, unsupported } from './yaml-scalars.js';
+import {
+  plainKey, quoted, REFUSED_CHARACTERS, resolvePlain, trimSpaces, trimSpacesEnd, trimSpacesStart, unsupported, Unsupported,
+} from './yaml-scalars.js';
 
 export { Unsupported } from './yaml-scalars.js';
 
@@ -29,8 +32,12 @@ const INDICATORS = '[{&*!|>%@`?#';
 /** `-`, `?` or `:` followed by a blank, a flow indicator or nothing: an indicator, not the start of a plain scalar. */
 const INDICATOR_START = /^[-?:](?:[ ,[\]{}]|$)/;
 
+/** A plain block key that may mean something else: an indicator first (`- de` is a sequence item at the
+ *  mapping's indentation, which `yaml` refuses), or a flow indicator inside (`k:{a` of `k:{a: }`). */
+const ODD_PLAIN_KEY = /^[-?:](?:[ ,[\]{}]|$)|[,[\]{}]/;
+
 /** Whether text[from..] holds at most a comment (which needs a blank before its `#`). */
-const onlyComment = (text: string, from: number) => !text.slice(from).trim() || /^ +#/.test(text.slice(from));
+const onlyComment = (text: string, from: number) => !trimSpaces(text.slice(from)) || /^ +#/.test(text.slice(from));
 
 /** Where a comment starts in a block-context text from `from` on (`#` first or after a blank), or its length. */
 function commentStart(s: string, from = 0): number {
@@ -93,7 +100,9 @@ class Reader {
       // `yaml` refuses an implicit key over 1024 characters; near that, let it decide.
       if (end > 1000) unsupported('a long key');
       const rawKey = line.text.slice(0, end);
-      const key = rawKey[0] === '"' || rawKey[0] === "'" ? quoted(rawKey, 0)[0] : plainKey(rawKey.trimEnd());
+      const isQuoted = rawKey[0] === '"' || rawKey[0] === "'";
+      if (!isQuoted && ODD_PLAIN_KEY.test(rawKey)) unsupported('a key that may be an indicator or a flow collection');
+      const key = isQuoted ? quoted(rawKey, 0)[0] : plainKey(trimSpacesEnd(rawKey));
       if (key === '__proto__' || key === '<<' || Object.hasOwn(out, key)) unsupported('a special or repeated key');
       // The value starts at the first non-blank after the colon; a comment or nothing there means a block value.
       let valueStart = end + 1;
@@ -120,7 +129,7 @@ class Reader {
         break;
       }
       const body = line.text.slice(1);
-      const off = body.length - body.trimStart().length + 1;
+      const off = body.length - trimSpacesStart(body).length + 1;
       const content = line.text.slice(off);
       if (!content || content[0] === '#') {
         this.i++;
@@ -159,7 +168,7 @@ class Reader {
       return v;
     }
     if ('&*!|>%@`'.includes(c)) unsupported('an anchor, alias, tag or block scalar');
-    const raw = text.slice(offset, commentStart(text, offset)).trimEnd();
+    const raw = trimSpacesEnd(text.slice(offset, commentStart(text, offset)));
     if (raw.includes(': ') || raw.endsWith(':') || INDICATOR_START.test(raw)) unsupported('an ambiguous plain scalar');
     return resolvePlain(raw);
   }
@@ -205,61 +214,86 @@ class Reader {
     }
   }
 
-  private flowScalar(text: string, j: number, asKey: boolean): [unknown, number] {
+  private flowScalar(text: string, j: number, _asKey: boolean): [unknown, number] {
     if (text[j] === '"' || text[j] === "'") return quoted(text, j);
     if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '') || INDICATOR_START.test(text.slice(j, j + 2))) unsupported('an indicator in a flow collection');
     const start = j;
     // `:` ends a plain scalar only before a blank, a flow indicator or the end (`{a:1}` is the key "a:1").
     while (j < text.length && !',[]{}'.includes(text[j]) && !(text[j] === ':' && (j + 1 === text.length || ' ,[]{}'.includes(text[j + 1]))) && !(text[j] === ' ' && text[j + 1] === '#')) j++;
-    return [resolvePlain(text.slice(start, j).trim()), j];
+    return [resolvePlain(trimSpaces(text.slice(start, j))), j];
   }
 }
 
-export interface SimpleDoc {
+/** Where a document is in its file's text: text.slice(start, end), without the `---` line before it. */
+export interface DocText {
   /** 0-based position of the document in its file, as `yaml` counts them */
   index: number;
+  start: number;
+  end: number;
+  /** the 1-based line of `start` */
+  line: number;
+}
+
+export interface SimpleDoc extends DocText {
   value: unknown;
   /** its text holds no `${`, nor a backslash (an escape could spell one) */
   noPlaceholders: boolean;
 }
 
-/** The documents of a file, or Unsupported when it uses more of YAML than this reader knows. */
-export function parseSimple(text: string): SimpleDoc[] {
-  if (text.includes('\t') || text.includes('\r') || /^(%|\.\.\.)/m.test(text)) unsupported('tabs, CR, directives or document ends');
-  const docs: SimpleDoc[] = [];
+/**
+ * The documents of a file, each read, or refused (only its place given), on its own (a `---` line always starts a document, whatever came
+ * before it); Unsupported when the whole file is to be read by `yaml` (tabs, controls, directives, document ends, or
+ * content after `---`, which can make what follows part of it).
+ */
+export function parseSimple(text: string): Array<SimpleDoc | DocText> {
+  if (REFUSED_CHARACTERS.test(text) || /^(%|\.\.\.)/m.test(text)) unsupported('tabs, controls, directives or document ends');
+  const docs: Array<SimpleDoc | DocText> = [];
   let current: Line[] = [];
   let index = 0;
   let started = false;
   let placeholders = false;
-  const flush = () => {
-    if (current.length) docs.push({ index, value: new Reader(current).document(), noPlaceholders: !placeholders });
+  /** where the current document's text starts, and on which line */
+  let piece = { start: 0, line: 1 };
+  const flush = (end: number) => {
+    if (current.length) {
+      const { start, line } = piece;
+      try {
+        docs.push({ index, start, end, line, value: new Reader(current).document(), noPlaceholders: !placeholders });
+      } catch (e) {
+        if (!(e instanceof Unsupported)) throw e;
+        docs.push({ index, start, end, line });
+      }
+    }
     current = [];
     placeholders = false;
   };
   // Row by row, not split('\n') at once: a file of 12,500 documents would make an array of 150,000 rows that lives
   // (and so is promoted to the old generation) until the last of them is read.
-  for (let start = 0; start <= text.length;) {
+  for (let start = 0, line = 1; start <= text.length; line++) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;
     const row = text.slice(start, end);
+    const rowStart = start;
     start = end + 1;
-    if (row.charCodeAt(0) === 0x2d && /^---(?:\s|$)/.test(row)) {
-      if (row.slice(3).trim() && !row.slice(3).trim().startsWith('#')) unsupported('content after ---');
+    if (row.charCodeAt(0) === 0x2d && /^---(?: |$)/.test(row)) {
+      const after = trimSpaces(row.slice(3));
+      if (after && !after.startsWith('#')) unsupported('content after ---');
       if (started) {
-        flush();
+        flush(rowStart);
         index++;
       }
       started = true;
+      piece = { start: Math.min(start, text.length), line: line + 1 };
       continue;
     }
-    const content = row.trimStart();
+    const content = trimSpacesStart(row);
     if (!content || content[0] === '#') continue;
     started = true;
     // An escape can spell `${` too (`"\x24{x}"`): a document with a backslash is searched, as every one `yaml` reads is.
     if (!placeholders && (content.includes('${') || content.includes('\\'))) placeholders = true;
     const last = content.charCodeAt(content.length - 1);
-    current.push({ indent: row.length - content.length, text: last === 0x20 || last === 0x09 ? content.trimEnd() : content });
+    current.push({ indent: row.length - content.length, text: last === 0x20 ? trimSpacesEnd(content) : content });
   }
-  flush();
+  flush(text.length);
   return docs;
 }

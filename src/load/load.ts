@@ -2,7 +2,7 @@
 // No validation here beyond "is it readable YAML".
 import { readFileSync, statSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { CST, Document, LineCounter, Node, YAMLWarning } from 'yaml';
+import type { CST, Document, Node, YAMLWarning } from 'yaml';
 import { escapePointer } from '../schema/model.js';
 import { printable } from '../schema/values.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
@@ -23,19 +23,19 @@ export const MAX_ALIAS_COUNT = 100;
 export { MAX_DEPTH, parseWithYaml };
 export { PROJECT_FILE } from './files.js';
 
-function positionsOf(node: Node | null, lc: LineCounter, pointer: string, into: Map<string, Pos>, at?: number): void {
+function positionsOf(node: Node | null, linePos: (offset: number) => Pos, pointer: string, into: Map<string, Pos>, at?: number): void {
   if (!node) return;
   const { isMap, isPair, isScalar, isSeq } = yamlLib();
   const offset = at ?? node.range?.[0];
-  if (offset !== undefined) into.set(pointer, lc.linePos(offset));
+  if (offset !== undefined) into.set(pointer, linePos(offset));
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      positionsOf(pair.value as Node | null, lc, `${pointer}/${escapePointer(key)}`, into, (pair.key as Node | null)?.range?.[0]);
+      positionsOf(pair.value as Node | null, linePos, `${pointer}/${escapePointer(key)}`, into, (pair.key as Node | null)?.range?.[0]);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => positionsOf(item as Node | null, lc, `${pointer}/${i}`, into));
+    node.items.forEach((item, i) => positionsOf(item as Node | null, linePos, `${pointer}/${i}`, into));
   }
 }
 
@@ -56,7 +56,7 @@ function badCollection(tokens: CST.Token[]): { offset: number; message: string }
   return undefined;
 }
 
-/** Why a parsed document cannot be read, beyond its syntax errors, and where; or undefined. */
+/** Why a parsed document (its source text `text`) cannot be read, beyond its syntax errors, and where; or undefined. */
 function refusal(doc: Document.Parsed, text: string): { message: string; offset?: number } | undefined {
   // `yaml` reads every document after a `%YAML 1.1` by YAML 1.1 too (`yes` is true): one document's value would
   // depend on another's directive.
@@ -77,7 +77,9 @@ function refusal(doc: Document.Parsed, text: string): { message: string; offset?
   return cycle;
 }
 
-/** Parses one file's text into its documents; problems go to `issues`. */
+/** Parses one file's text into its documents; problems go to `issues`. The fast reader reads the documents it knows
+ *  and `yaml` the others, each from its own text: an unusual document or a typo costs its own reading, not the
+ *  file's, and the loading stays linear in the file's size. */
 export function parseFile(text: string, file: string, issues: Issue[]): LoadedDoc[] {
   let simple;
   try {
@@ -86,16 +88,28 @@ export function parseFile(text: string, file: string, issues: Issue[]): LoadedDo
     if (!(e instanceof Unsupported)) throw e;
     return parseWithYaml(text, file, issues);
   }
-  // Positions are needed only to report a problem: then `yaml` reads the file once more and gives them. One
-  // function per file, not a closure per document (100,000 of them, with their contexts, cost about 15 MB).
-  let full: SourceDoc[] | undefined;
+  // Positions are needed only to report a problem: then `yaml` reads that document once more and gives them. One
+  // function per file, not a closure per document (100,000 of them, with their contexts, cost about 15 MB); each
+  // document's place is four small integers in one array.
+  const places: number[] = [];
   const locate = (index: number) => {
-    full ??= parseWithYaml(text, file, []);
-    return full.find((d) => d.index === index)?.positions ?? new Map<string, Pos>();
+    let low = 0;
+    let high = places.length / 4 - 1;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (places[mid * 4] < index) low = mid + 1;
+      else high = mid;
+    }
+    const [, start, end, line] = places.slice(low * 4, low * 4 + 4);
+    return parseWithYaml(text.slice(start, end), file, [], { index, line })[0]?.positions ?? new Map<string, Pos>();
   };
   const out: LoadedDoc[] = [];
   for (const d of simple) {
-    if (d.value !== null && d.value !== undefined) out.push({ file, index: d.index, value: d.value, locate, noPlaceholders: d.noPlaceholders });
+    if (!('value' in d)) out.push(...parseWithYaml(text.slice(d.start, d.end), file, issues, d));
+    else if (d.value !== null && d.value !== undefined) {
+      places.push(d.index, d.start, d.end, d.line);
+      out.push({ file, index: d.index, value: d.value, locate, noPlaceholders: d.noPlaceholders });
+    }
   }
   return out;
 }
@@ -112,46 +126,67 @@ function warningMessage(w: YAMLWarning): string {
   return CORE_TAGS.includes(name) ? `the value is not a valid ${name}` : `unknown tag ${name}: only the core schema's tags are read (${CORE_TAGS.join(', ')})`;
 }
 
-/** The full YAML parser: every feature, every error message. */
-function parseWithYaml(text: string, file: string, issues: Issue[]): LoadedDoc[] {
+/** The full YAML parser: every feature, every error message. Documents are parsed, composed and read one at a time,
+ *  so a file's syntax trees never all live at once (for 10,000 documents they made the collector the main cost). */
+function parseWithYaml(text: string, file: string, issues: Issue[], at: { index: number; line: number } = { index: 0, line: 1 }): LoadedDoc[] {
   const { Composer, LineCounter, Parser } = yamlLib();
   const lc = new LineCounter();
+  /** `text` may be one document of a file, starting on its line `at.line`. */
+  const linePos = (offset: number): Pos => {
+    const { line, col } = lc.linePos(offset);
+    return { line: line + at.line - 1, col };
+  };
   const problem = (offset: number | undefined, message: string) =>
-    issues.push({ file, pos: offset === undefined ? undefined : lc.linePos(offset), message: `YAML: ${printable(message)}`, severity: 'error' });
-  const tokens = Array.from(new Parser(lc.addNewLine).parse(text));
-  const bad = badCollection(tokens);
-  if (bad) {
-    problem(bad.offset, bad.message);
-    return [];
-  }
+    issues.push({ file, pos: offset === undefined ? undefined : linePos(offset), message: `YAML: ${printable(message)}`, severity: 'error' });
   const out: LoadedDoc[] = [];
   // resolveKnownTags: false leaves YAML 1.1's !!binary, !!timestamp, !!set, !!omap and !!pairs unresolved (a warning,
   // so an error here) instead of making a Buffer, a Date or a Set that is no JSON value.
-  Array.from(new Composer({ uniqueKeys: true, resolveKnownTags: false }).compose(tokens)).forEach((doc, index) => {
-    for (const e of doc.errors) problem(e.pos[0], e.message.split('\n')[0]);
-    for (const w of doc.warnings) problem(w.pos[0], warningMessage(w));
-    if (doc.errors.length || doc.warnings.length) return;
-    const refused = refusal(doc, text);
-    if (refused) {
-      problem(refused.offset, refused.message);
-      return;
+  const composer = new Composer({ uniqueKeys: true, resolveKnownTags: false });
+  let index = at.index;
+  const read = (doc: Document.Parsed) => {
+    const loaded = readDocument(doc, index++, text, file, linePos, problem);
+    if (loaded) out.push(loaded);
+  };
+  for (const token of new Parser(lc.addNewLine).parse(text)) {
+    const bad = badCollection([token]);
+    if (bad) {
+      problem(bad.offset, bad.message);
+      return [];
     }
-    const wide = readWideIntegers(doc, text);
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (e) {
-      problem(doc.contents?.range[0] ?? doc.range[0], (e as Error).message.split('\n')[0]);
-      return;
-    }
-    if (value === null || value === undefined) return; // an empty document, e.g. a trailing `---`
-    const wideIntegers: string[] = [];
-    if (wide) value = withExactIntegers(value, '', wideIntegers);
-    const positions = new Map<string, Pos>();
-    positionsOf(doc.contents as Node | null, lc, '', positions);
-    out.push({ file, index, value, positions, ...(wideIntegers.length ? { wideIntegers } : {}) });
-  });
+    for (const doc of composer.next(token)) read(doc);
+  }
+  for (const doc of composer.end()) read(doc);
   return out;
+}
+
+/** One composed document as read, or undefined when it is empty or has a problem (then told to `problem`). */
+function readDocument(doc: Document.Parsed, index: number, text: string, file: string, linePos: (offset: number) => Pos,
+  problem: (offset: number | undefined, message: string) => void): LoadedDoc | undefined {
+  for (const e of doc.errors) problem(e.pos[0], e.message.split('\n')[0]);
+  for (const w of doc.warnings) problem(w.pos[0], warningMessage(w));
+  if (doc.errors.length || doc.warnings.length) return undefined;
+  // Only the document's own text is searched: a search of the whole file per document made a file of 10,000
+  // documents quadratic.
+  const source = text.slice(doc.range[0], doc.range[2]);
+  const refused = refusal(doc, source);
+  if (refused) {
+    problem(refused.offset, refused.message);
+    return undefined;
+  }
+  const wide = readWideIntegers(doc, source);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    problem(doc.contents?.range[0] ?? doc.range[0], (e as Error).message.split('\n')[0]);
+    return undefined;
+  }
+  if (value === null || value === undefined) return undefined; // an empty document, e.g. a trailing `---`
+  const wideIntegers: string[] = [];
+  if (wide) value = withExactIntegers(value, '', wideIntegers);
+  const positions = new Map<string, Pos>();
+  positionsOf(doc.contents as Node | null, linePos, '', positions);
+  return { file, index, value, positions, ...(wideIntegers.length ? { wideIntegers } : {}) };
 }
 
 /** A file's bytes as documents: UTF-8 only (a byte order mark at the start is dropped). */

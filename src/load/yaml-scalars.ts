@@ -8,6 +8,25 @@ export const unsupported = (why: string): never => {
   throw new Unsupported(why);
 };
 
+/** YAML's white space is the space and the tab (refused by parseSimple): JavaScript's trim() would also drop a
+ *  no-break space, U+3000 or U+2028, which YAML reads as text. */
+export const trimSpaces = (s: string) => trimSpacesEnd(trimSpacesStart(s));
+export const trimSpacesStart = (s: string) => {
+  let i = 0;
+  while (s.charCodeAt(i) === 0x20) i++;
+  return i ? s.slice(i) : s;
+};
+export const trimSpacesEnd = (s: string) => {
+  let i = s.length;
+  while (i > 0 && s.charCodeAt(i - 1) === 0x20) i--;
+  return i < s.length ? s.slice(0, i) : s;
+};
+
+/** Characters the reader leaves to `yaml`: controls (tab, CR, VT, FF...), the line and paragraph separators and
+ *  NEL (line breaks in YAML 1.1), a byte order mark (YAML's only at the start of a document), non-characters and
+ *  unpaired surrogates. */
+export const REFUSED_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 const NULL = /^(?:~|null|Null|NULL)?$/;
 const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
 const INT = /^[-+]?[0-9]+$/;

@@ -163,7 +163,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       } catch (e) {
         if (!(e instanceof ApiError && e.status === 404)) throw e;
         const at = nearestPos(doc.source, '/duplicate_from');
-        throw new Error(`${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}: duplicate_from ${source}: no such ${doc.kind} on the platform`);
+        throw new Error(`${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { cause: e });
       }
     }
     // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.

@@ -94,8 +94,8 @@ export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: M
 export function applyMarkdown(r: ApplyResult, { env, state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions & { env?: Plan['environment'] } = {}): string {
   const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = r.summary;
   const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
-  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, ...where(env, state), '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`];
+  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, ...where(env, state), '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`, ...(r.state_error ? ['', `**The state could not be saved:** ${text(r.state_error)}`] : [])];
   if (!r.results.length) return `${head.join('\n')}\n`;
-  const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`].filter(Boolean).join(' '))} |`);
+  const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`, x.state_recorded === false && 'not recorded in the state'].filter(Boolean).join(' '))} |`);
   return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');
 }

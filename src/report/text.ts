@@ -95,16 +95,22 @@ function renderResult(r: ResultEntry, s: Style = noStyle): string {
   const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), restore: s.change('restored'), noop: 'unchanged' };
   const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
   const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
-  return `  ${r.address}: ${mark}${r.id ? ` (${oneLine(r.id)})` : ''}${r.error ? `: ${oneLine(r.error)}` : ''}${kept}`;
+  const unrecorded = r.state_recorded === false ? s.bad(': not recorded in the state') : '';
+  return `  ${r.address}: ${mark}${r.id ? ` (${oneLine(r.id)})` : ''}${r.error ? `: ${oneLine(r.error)}` : ''}${kept}${unrecorded}`;
 }
 
-/** Whether an apply left anything undone or not as declared (exit 1). */
-export const applyFailed = (r: ApplyResult) => r.summary.failed + r.summary.skipped + r.summary.unknown + r.summary.not_kept > 0;
+/** Whether an apply left anything undone or not as declared, or the state could not record it (exit 1). */
+export const applyFailed = (r: ApplyResult) => r.summary.failed + r.summary.skipped + r.summary.unknown + r.summary.not_kept > 0 || !!r.state_error;
+
+/** The outcomes the state does not record (it could not be saved): `Offer/a (off_1), Offer/b`. */
+export const unrecorded = (r: ApplyResult) => r.results.filter((x) => x.state_recorded === false).map((x) => `${x.address}${x.id ? ` (${oneLine(x.id)})` : ''}`);
 
 export function applySummary(res: ApplyResult): string {
   const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = res.summary;
   const unclear = `${unknown ? `${unknown} unknown (may or may not have taken effect), ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}`;
-  return `Apply ${applyFailed(res) ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unclear}${unchanged} unchanged.`;
+  const lost = unrecorded(res).length;
+  const state = res.state_error ? ` The state could not be saved${lost ? `: ${lost} not recorded in it` : ''}.` : '';
+  return `Apply ${applyFailed(res) ? 'incomplete' : 'complete'}: ${applied} applied, ${failed} failed, ${skipped} skipped, ${unclear}${unchanged} unchanged.${state}`;
 }
 
 export function renderApply(res: ApplyResult, s: Style = noStyle): string {

@@ -26,9 +26,11 @@ export interface Field {
   key?: string[];
   /** message: a Money (currency_code, units, nanos), shown as an amount */
   money?: boolean;
-  /** enum: the zero value; known values where published */
+  /** enum: the zero value; known values where published (all of them for a closed enum, see `allowed`) */
   zero?: string;
   known?: string[];
+  /** the only values the platform takes (the schema's `enum`: a closed enum, an ISO code); any other is refused */
+  allowed?: string[];
   /** a field with presence: explicit false/0 differs from unset (v2 tri-state booleans) */
   presence?: boolean;
   /** an id of another resource (x-ref): kind names, and a noun for what lies outside tapedeck (asset, project);
@@ -42,6 +44,8 @@ export interface Field {
   naturalKey?: string[];
 }
 
+// JSON Schema documents are read field by field where their shape is known; the rest stays open.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonSchema = Record<string, any>;
 
 export const schemaDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas');
@@ -90,9 +94,10 @@ function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string
 function build(raw: JsonSchema, file: string): Field {
   const { node, file: f } = deref(raw, file);
   const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true, ...(node['x-identity'] === true ? { identity: true } : {}),
-    ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}), ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}) };
+    ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}), ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}),
+    ...(Array.isArray(node.enum) ? { allowed: node.enum.map(String) } : {}) };
   if (node['x-int64']) return { ...base, type: 'int64' };
-  if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: node.examples };
+  if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: enumValues(node, f) };
   if (node.format === 'date-time') return { ...base, type: 'timestamp' };
   if (node['x-atomic']) return { ...base, type: 'map' };
   if (node.type === 'array') {
@@ -116,6 +121,16 @@ function build(raw: JsonSchema, file: string): Field {
     return { ...base, type: node.type as FieldType };
   }
   return { ...base, type: 'any' };
+}
+
+/**
+ * An enum's known values. `x-enum: true` is a closed enum, whose every member is public: its `enum` lists them.
+ * `x-enum: "partial"`: the platform's full list is not public; `examples` holds the values known (if any).
+ */
+function enumValues(node: JsonSchema, file: string): string[] | undefined {
+  const closed = node['x-enum'] === true;
+  if (closed !== Array.isArray(node.enum)) throw new Error(`schema ${file}: x-enum ${String(node['x-enum'])} ${closed ? 'needs' : 'cannot have'} an enum list`);
+  return closed ? node.enum : node.examples;
 }
 
 /** A key (x-key, x-natural-key) must name scalar fields: a key that names nothing would silently match nothing. */

@@ -60,6 +60,10 @@ export interface StateBackend {
   write(data: StateData, refs: StateRefs, version: number, info: WriteInfo): number | Promise<number>;
   /** Takes the lock on this state for the run, waiting up to `timeoutMs`; a holder is named when it does not come. */
   lock(timeoutMs: number): Promise<void>;
+  /** Why the lock taken is no longer held, as soon as that is known without asking (a database connection ended). */
+  lockLost(): string | undefined;
+  /** Asks whether the lock taken is still held (a round trip for a database); throws a UserError saying why not. */
+  checkLock(): Promise<void>;
   /** The versions written, newest first. */
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */

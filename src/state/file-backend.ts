@@ -6,7 +6,7 @@ import { readBounded, writePrivateFile } from '../util/files.js';
 import { readJsonFile, TooBig } from '../util/json-pieces.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
 import { stateText } from './document.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, holdsLock } from './lock.js';
 import type { StateData } from './state.js';
 
 /** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
@@ -86,6 +86,15 @@ export class FileBackend implements StateBackend {
 
   async lock(timeoutMs: number): Promise<void> {
     this.release ??= await acquireLock(this.name, timeoutMs);
+  }
+
+  lockLost(): undefined {
+    return undefined;
+  }
+
+  /** The lock file still names this process (not removed by hand, nor taken over by another run). */
+  async checkLock(): Promise<void> {
+    if (this.release && !holdsLock(this.name)) throw new UserError(`the lock file ${this.name}.lock no longer names this run (removed, or taken by another run); nothing more is written`);
   }
 
   async history(): Promise<HistoryEntry[]> {

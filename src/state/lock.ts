@@ -110,7 +110,12 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
     await sleep(Math.min(200, Math.max(10, deadline - Date.now())));
   }
   return () => {
-    const holder = readHolder(path);
-    if (holder && holder.pid === me.pid && holder.host === me.host) unlinkSync(path);
+    if (holdsLock(statePath)) unlinkSync(path);
   };
+}
+
+/** Whether the lock file of `statePath` names this process. */
+export function holdsLock(statePath: string): boolean {
+  const holder = readHolder(`${statePath}.lock`);
+  return !!holder && holder.pid === process.pid && holder.host === hostname();
 }

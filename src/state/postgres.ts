@@ -75,8 +75,10 @@ export class PostgresBackend implements StateBackend {
       query_timeout: this.ctx.timeoutMs,
       keepAlive: true,
     });
-    // A connection that breaks later is reported by the next call; unheard, this event would end the process.
-    client.on('error', (e) => { this.lost = e; });
+    // A connection that breaks later is reported by the next call, and a run holding the lock on it stops writing
+    // at once (lockLost): its session, and so its lock, is gone. Unheard, the 'error' event would end the process.
+    client.on('error', (e) => { this.lost ??= e; });
+    client.on('end', () => { this.lost ??= new Error('the connection ended'); });
     try {
       await client.connect();
     } catch (e) {
@@ -143,6 +145,24 @@ export class PostgresBackend implements StateBackend {
     await this.query('recording the lock holder', `INSERT INTO ${this.t.locks} AS l (environment, host, pid, actor, since, backend_pid) VALUES ($1, $2, $3, $4, $5, pg_backend_pid())
       ON CONFLICT (environment) DO UPDATE SET host = excluded.host, pid = excluded.pid, actor = excluded.actor, since = excluded.since, backend_pid = excluded.backend_pid`,
     [this.ctx.environment, w.host, w.pid, w.actor, new Date().toISOString()]);
+  }
+
+  lockLost(): string | undefined {
+    if (!this.locked || !this.lost) return undefined;
+    return `the connection holding the lock on the state ${this.name} ended (${serverText(this.lost.message, this.secrets)}): another run may hold the lock now`;
+  }
+
+  /** The advisory lock is still this session's: asked of the server, before the first write and each wave of them. */
+  async checkLock(): Promise<void> {
+    if (!this.locked) return;
+    const lost = this.lockLost();
+    if (lost) throw new UserError(lost);
+    const { high, low } = this.stateLock;
+    const held = await this.query<{ n: string }>('checking the lock', `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
+      AND classid = $1::oid AND objid = $2::oid AND pid = pg_backend_pid()`, [high, low]).catch((e: UserError) => {
+      throw new UserError(this.lockLost() ?? `${e.message}: the lock on the state cannot be confirmed`);
+    });
+    if (Number(held[0].n) !== 1) throw new UserError(`the state ${this.name} is no longer locked by this run: another run may hold the lock now`);
   }
 
   /** Who holds the lock: the row its holder wrote, if that row is the current holder's (not a dead one's). */

@@ -71,6 +71,8 @@ export class State {
   /** a write asked for while another is on its way: it goes next, and takes every change made until it starts */
   private next: Promise<void> | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** addresses changed since the last write that succeeded: what the stored state does not record yet */
+  private changed = new Set<string>();
 
   // The entries are looked up in data.resources itself: a second index of them (a Map) cost 100,000 states some
   // 10 MB more to build and hold, for no measurable speed.
@@ -126,6 +128,22 @@ export class State {
 
   set(address: string, entry: StateEntry): void {
     this.data.resources[address] = entry;
+    this.changed.add(address);
+  }
+
+  /** The addresses whose entries changed since the last write that succeeded (all written: none). */
+  unsaved(): ReadonlySet<string> {
+    return this.changed;
+  }
+
+  /** Why the lock this run took is gone, as soon as the backend knows it without asking. */
+  lockLost(): string | undefined {
+    return this.backend.lockLost();
+  }
+
+  /** Throws (a UserError saying why) unless the lock this run took is still held. */
+  checkLock(): Promise<void> {
+    return this.backend.checkLock();
   }
 
   /** The addresses of the entries that are managed (released ones left out). */
@@ -145,6 +163,7 @@ export class State {
   forget(address: string): boolean {
     const had = Object.hasOwn(this.data.resources, address);
     delete this.data.resources[address];
+    if (had) this.changed.add(address);
     return had;
   }
 
@@ -162,12 +181,20 @@ export class State {
     }
     if (this.backend instanceof FileBackend) {
       this.version = this.backend.write(this.data, this.refs(), this.version);
+      this.changed.clear();
       return Promise.resolve();
     }
     this.next ??= this.writing.catch(() => {}).then(() => {
       this.next = undefined;
+      const taken = this.changed;
+      this.changed = new Set();
       this.writing = (async () => {
-        this.version = await this.backend.write(this.data, this.refs(), this.version, this.info);
+        try {
+          this.version = await this.backend.write(this.data, this.refs(), this.version, this.info);
+        } catch (e) {
+          for (const a of taken) this.changed.add(a);
+          throw e;
+        }
       })();
       return this.writing;
     });

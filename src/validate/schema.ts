@@ -82,6 +82,13 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
       const prop = (e.params as { missingProperty: string }).missingProperty;
       return { pointer: e.instancePath, message: `${at}: missing required field ${prop}` };
     }
+    case 'enum': {
+      // A closed enum says its values; a long list (ISO codes) says what it is (its description).
+      const values = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+      const near = typeof e.data === 'string' ? closest(e.data, values) : undefined;
+      const which = values.length <= 12 ? `one of ${values.join(', ')}` : String(e.parentSchema?.description ?? `one of ${values.length} values`);
+      return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not a valid value (${which})${near ? `: did you mean ${near}?` : ''}` };
+    }
     case 'const':
       return { pointer: e.instancePath, message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
     case 'pattern':
@@ -92,6 +99,17 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
     default:
       return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
   }
+}
+
+/**
+ * The known enum value that `value` is a slip of: at most 2 edits away, and at most a third of the known value's
+ * own part (after the prefix its enum's values share) is changed, so two short names that differ by design
+ * (VIDEO_QUALITY_HD, VIDEO_QUALITY_SD) are not taken for slips of each other.
+ */
+export function slipOf(value: string, known: string[]): string | undefined {
+  const prefix = known.reduce((p, k) => { let i = 0; while (i < p.length && p[i] === k[i]) i++; return p.slice(0, i); }, known[0] ?? '');
+  const shared = prefix.slice(0, prefix.lastIndexOf('_') + 1);
+  return known.find((k) => k !== value && distance(value, k) <= Math.min(2, Math.floor((k.length - shared.length) / 3)));
 }
 
 /** The known name closest to a misspelt one (edit distance at most 2), for "did you mean". */

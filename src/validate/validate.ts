@@ -3,9 +3,10 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import type { LoadedDoc } from '../load/load.js';
 import { allSchemas, escapePointer, fieldAtPointer, resourceModel, unescapePointer, type Field } from '../schema/model.js';
+import { moneySignProblem } from '../schema/money.js';
 import { canonicalInt64, canonicalTimestamp, emptyMessagesAsNull, isObject, printable, type JsonObject } from '../schema/values.js';
 import type { Document, Issue, SourceDoc } from '../types.js';
-import { describe, dotted, validator } from './schema.js';
+import { describe, dotted, slipOf, validator } from './schema.js';
 
 /** Messages quote keys and values of the document: printable() keeps each on one line and its text visible. */
 const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Issue['severity'] = 'error'): Issue => ({
@@ -33,7 +34,8 @@ function int64Problem(v: unknown, written: boolean): string | undefined {
 }
 
 /** The checks the schema cannot make: response-only fields; int64 range and exactness; integers beyond 2^53;
- *  timestamps as the API reads them; an enum value outside the published ones is a warning. Plain leaves of other
+ *  timestamps as the API reads them; Money's signs; an enum value outside the known ones (of an enum whose full list
+ *  is not public) is a warning, or an error when it is a slip of a known one. Plain leaves of other
  *  types are skipped without building their pointer: 10,000 documents would make hundreds of thousands. */
 function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedDoc, out: Issue[]): void {
   if (v === null || v === undefined) return;
@@ -43,6 +45,8 @@ function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedDoc, out
     return;
   }
   if (field.type === 'message' && isObject(v)) {
+    const money = field.money ? moneySignProblem(v) : undefined;
+    if (money) out.push(issueAt(src, `${pointer}/nanos`, `${dotted(`${pointer}/nanos`)}: ${money}`));
     for (const k in v) {
       const f = field.props?.[k];
       if (f && worthWalking(f, v[k])) walkSpec(f, v[k], `${pointer}/${escapePointer(k)}`, src, out);
@@ -59,8 +63,12 @@ function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedDoc, out
   } else if (field.type === 'map' || field.type === 'any') {
     // The schema types no value inside: a `.nan` or `.inf` there would go out as JSON null.
     for (const [p, n] of nonFinite(v, pointer)) out.push(issueAt(src, p, `${dotted(p)}: ${n} cannot be sent: JSON has no infinity or NaN`));
-  } else if (field.type === 'enum' && field.known && typeof v === 'string' && !field.known.includes(v) && /^[A-Z][A-Z0-9_]*$/.test(v)) {
-    out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
+  } else if (field.type === 'enum' && field.known && !field.allowed && typeof v === 'string' && !field.known.includes(v) && /^[A-Z][A-Z0-9_]*$/.test(v)) {
+    // The platform's full list is not public (a closed enum's schema refuses other values itself): another value may
+    // be real, but one a slip away from a known value is a typo the platform would refuse.
+    const slip = slipOf(v, field.known);
+    if (slip) fail(`${v} is not a known value: did you mean ${slip}?`);
+    else out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
   }
 }
 

@@ -132,7 +132,6 @@ describe('policies', () => {
     const { applyPlan } = await import('../../src/apply/apply.js');
     const { Client, defaultClientOptions } = await import('../../src/remote/client.js');
     const { State } = await import('../../src/state/state.js');
-    const { defaultRegistry } = await import('../../src/kinds/registry.js');
     const client = new Client({ ...defaultClientOptions, baseUrl: emu.url, token: 'dev-token' });
     const result = await applyPlan(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')), client, State.load(join(dir, 's.json')), { concurrency: 1 });
     await client.close();

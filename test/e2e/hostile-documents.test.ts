@@ -66,6 +66,32 @@ describe('export', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 5 });
   });
+
+  it('writes live names with white space YAML reads as text (no-break space, U+3000, separators, BOM, VT, FF) so they read back as themselves', async () => {
+    const odd = ['\u00a0', '\u3000', '\u2028', '\u2029', '\u0085', '\ufeff', '\v', '\f', '\u1680', '\u202f'];
+    const names = odd.flatMap((c) => [`Final${c}`, `${c}Final`, `Fi${c}nal`]);
+    emu = await emulator({ offers: names.map((name, i) => ({ id: `o${i}`, project_id: 'p', name })) });
+    const d = dir({});
+    const exported = await runCli(['export', d, '--base-url', emu.url, '--project', 'p'], { cwd: d });
+    expect(exported.code, exported.stderr).toBe(0);
+    const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: names.length });
+  });
+
+  it('reads a document the same whether or not its file holds an unrelated block scalar', async () => {
+    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'Pass\u00a0' }, { id: 'o2', project_id: 'p', name: 'Other' }] });
+    const offer = 'kind: Offer\nname: pass\nid: o1\nspec:\n  project_id: p\n  name: Pass\u00a0\n';
+    const other = '---\nkind: Offer\nname: other\nid: o2\nspec:\n  project_id: p\n  name: |-\n    Other\n';
+    const plans = [];
+    for (const text of [offer, offer + other]) {
+      const d = dir({ 'offers.yaml': text });
+      const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
+      expect(plan.code, plan.stderr).toBe(0);
+      plans.push(JSON.parse(plan.stdout).summary);
+    }
+    expect(plans).toEqual([{ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 1 }, { create: 0, update: 0, move: 0, release: 0, restore: 0, noop: 2 }]);
+  });
 });
 
 describe('paths', () => {

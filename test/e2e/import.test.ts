@@ -1,8 +1,7 @@
 // `tapedeck import ADDRESS ID`: an existing resource bound to a document's address in the state (Terraform's import).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';

@@ -217,11 +217,11 @@ describe('identity fields', () => {
   it('a policy whose resource_key changed lets the old key go, and says so', async () => {
     emu = await emulator({});
     const policy = (key: string) => ({ kind: 'Policy', name: 'access', spec: { resource_key: key, policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } } });
-    const dir = testdir({ 'a.yaml': policy('p/p1/project') });
+    const dir = testdir({ 'a.yaml': policy('p1/p1/project') });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
-    write(dir, [policy('p/p2/project')]);
+    write(dir, [policy('p2/p2/project')]);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
-    expect(plan.stdout).toContain('resource_key changed from p/p1/project: the Policy there is released and stays as it is on the platform');
+    expect(plan.stdout).toContain('resource_key changed from p1/p1/project: the Policy there is released and stays as it is on the platform');
     expect(plan.stdout).not.toContain('changed outside tapedeck');
   });
 });

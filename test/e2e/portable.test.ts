@@ -27,7 +27,12 @@ const all = (emu: Emulator, col: string) => [...emu.store.collections.get(col)!.
 function strings(v: unknown, out = new Set<string>()): Set<string> {
   if (typeof v === 'string') for (const s of [v, ...v.split('/')]) out.add(s);
   else if (Array.isArray(v)) v.forEach((x) => strings(x, out));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) strings(k, out), strings(x, out);
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      strings(k, out);
+      strings(x, out);
+    }
+  }
   return out;
 }
 

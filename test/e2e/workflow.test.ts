@@ -136,10 +136,13 @@ describe('Markdown for pull requests', () => {
   it('past GitHub\'s comment limit it cuts details, then rows, with a note', () => {
     const changes = Array.from({ length: 3000 }, (_, i) => ({
       address: `Vod/v${i}`, kind: 'Vod', action: 'update' as const, id: `v${i}`, update_mask: ['name'],
-      request: { method: 'PATCH', path: `/streaming/vods/v1/v${i}`, body: {} },
+      request: { method: 'PATCH', path: `/streaming/vods/v1/v${i}`, body: {}, retry: true },
       diff: [{ path: 'name', before: 'x'.repeat(50), after: 'y'.repeat(50) }],
     }));
-    const plan: Plan = { format_version: 1, changes, summary: { create: 0, update: 3000, move: 0, release: 0, restore: 0, noop: 0 } };
+    const plan: Plan = {
+      format_version: 1, tapedeck_version: 'test', configuration_hash: '', environment: { name: 'default', base_url: '' },
+      state: { lineage: 'l', serial: 1 }, changes, summary: { create: 0, update: 3000, move: 0, release: 0, restore: 0, noop: 0 },
+    };
     const md = planMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(md).toMatch(/> ✂️ \d+ more rows not shown: the comment would pass GitHub's 65,536-character limit/);

@@ -53,7 +53,7 @@ function freePort(): Promise<number> {
  * first on LD_LIBRARY_PATH. node_modules is never written to.
  */
 function linkLibraries(native: string, dir: string): void {
-  let links: { source: string; target: string }[] = [];
+  let links: { source: string; target: string }[];
   try {
     links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8'));
   } catch {

@@ -2,7 +2,9 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 
 /** Drop the connection before or after forwarding, or answer with a status (after forwarding, or instead of it). */
-export type ProxyFault = 'drop_after' | 'drop_before' | { status: number; forward: boolean } | { delayMs: number } | undefined;
+export type ProxyFault = 'drop_after' | 'drop_before' | { status: number; forward: boolean } | { delayMs: number }
+  /** forwarded, and its answer held back until `then` (what the test does meanwhile) has finished */
+  | { then: () => Promise<void> } | undefined;
 
 const answerWith = (res: import('node:http').ServerResponse, status: number) =>
   res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '0' } : {}) })
@@ -26,7 +28,8 @@ export async function faultyProxy(target: string, decide: (req: IncomingMessage,
         if (fault === 'drop_after') return void req.socket.destroy();
         if (typeof fault === 'object' && 'status' in fault) return void answerWith(res, fault.status);
         const pass = () => res.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks));
-        if (typeof fault === 'object') setTimeout(pass, fault.delayMs);
+        if (typeof fault === 'object' && 'then' in fault) void fault.then().then(pass);
+        else if (typeof fault === 'object') setTimeout(pass, fault.delayMs);
         else pass();
       });
     });

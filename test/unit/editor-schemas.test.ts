@@ -64,6 +64,9 @@ const accepted: Array<[string, { schema: string; text: string }]> = [
   ['${Kind/name.id} in a string', offer('  target: { event_ids: ["${EVENT_TARGET.id}"] }')],
   ['null for fields of every type', offer('  applies_to_all: null\n  priority: null\n  visibility: null\n  target: null\n  offer_prices: null\n  localized_title: null')],
   ['null for the id and response-only fields', event('  id: null\n  create_time: null')],
+  ['money, ISO codes and a resource key', offer('  offer_prices: [{ price: { currency_code: GBP, units: -4, nanos: -999999999 }, geo_restrictions_allow: { country_codes: [NL, GB] } }]')],
+  ['a resource key with a reference in it', policy('  resource_key: "${EVENT_TARGET.id}/p1/event"\n  policy: { bindings: [] }')],
+  ['a project resource key', policy('  resource_key: p1/p1/project\n  policy: { bindings: [] }')],
   ['null for a map value', { schema: 'action-configuration.schema.json', text: 'kind: ActionConfiguration\nNAME\nspec:\n  annotation_type_id: at_x\n  configuration: { clip: null }\n' }],
 ];
 
@@ -89,6 +92,14 @@ const refused: Array<[string, { schema: string; text: string }]> = [
   ['null for a required field', policy('  resource_key: null')],
   ['a response-only field', event('  create_time: "2026-01-01T00:00:00Z"')],
   ['a ${var} in a response-only field', event('  id: ${var.n}')],
+  ['nanos beyond one unit', offer('  offer_prices: [{ price: { currency_code: GBP, units: 4, nanos: 4900000000 } }]')],
+  ['nanos below minus one unit', offer('  offer_prices: [{ price: { currency_code: GBP, units: -4, nanos: -1000000000 } }]')],
+  ['a currency code outside ISO 4217', offer('  offer_prices: [{ price: { currency_code: GBPP, units: 4 } }]')],
+  ['a country code outside ISO 3166-1 alpha-2', offer('  offer_prices: [{ geo_restrictions_allow: { country_codes: [NL, XX] } }]')],
+  ['a venue country code outside ISO 3166-1 alpha-2', event('  physical_location: { country_code: NLD }')],
+  ['a resource key of two ids', policy('  resource_key: org1/proj1\n  policy: { bindings: [] }')],
+  ['a resource key whose type is not lower case', policy('  resource_key: e1/p1/Event\n  policy: { bindings: [] }')],
+  ['a value a closed enum does not have', { ...ladder('video_bitrate: 1'), text: ladder('video_bitrate: 1').text.replace('TRANSCODER_STREAMS', 'TRANSCODER_STREAM') }],
 ];
 
 const cases = [...accepted.map(([name, c]) => ({ name, ...c, ok: true })), ...refused.map(([name, c]) => ({ name, ...c, ok: false }))];

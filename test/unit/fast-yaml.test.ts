@@ -7,33 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/types.js';
 import { stringify } from 'yaml';
 import { seededRandom } from '../../src/emulator/server.js';
-import { parseSimple, Unsupported } from '../../src/load/fast-yaml.js';
-import { parseFile, parseWithYaml } from '../../src/load/load.js';
+import { parseSimple } from '../../src/load/fast-yaml.js';
+import { parseFile } from '../../src/load/load.js';
 import { nearestPos } from '../../src/validate/validate.js';
 import { yamlGenerator } from '../helpers/yaml-gen.js';
+import { fast, full } from '../helpers/yaml-readers.js';
 
 const root = resolve(import.meta.dirname, '../..');
-
-/**
- * What the fast reader makes of `text`: the values and document indexes (positions come from `yaml` by document
- * index, so the indexes must agree too), or 'refused' when it does not know a construct.
- */
-function fast(text: string) {
-  try {
-    const docs = parseSimple(text).filter((d) => d.value !== null);
-    return { values: docs.map((d) => d.value), indexes: docs.map((d) => d.index), issues: [] as Issue[] };
-  } catch (e) {
-    if (e instanceof Unsupported) return 'refused';
-    throw e;
-  }
-}
-
-/** What the `yaml` library makes of `text`, in the same shape. */
-function full(text: string) {
-  const issues: Issue[] = [];
-  const docs = parseWithYaml(text, 'f.yaml', issues);
-  return { values: docs.map((d) => d.value), indexes: docs.map((d) => d.index), issues };
-}
 
 /** Of `texts`, those the fast reader answers; every one of them must read as `yaml` reads it. */
 function answered(texts: string[]) {
@@ -93,7 +73,7 @@ describe('fast YAML reader', () => {
     ['# ${only a comment}\na: 1\n', [true]],
     ['a: "\\x24{var.label}"\n', [false]],
   ])('tells which documents hold no ${ (variables and references are looked for only in the others): %j', (text, expected) => {
-    expect(parseSimple(text).map((d) => d.noPlaceholders)).toEqual(expected);
+    expect(parseSimple(text).map((d) => 'value' in d && d.noPlaceholders)).toEqual(expected);
   });
 
   it('agrees on 300 documents written by `yaml` (as the bench and the tests write them)', () => {
@@ -134,6 +114,20 @@ describe('a document read in its file', () => {
     const alone = read('kind: Offer\nspec: {a:1}\n');
     expect(alone).toEqual({ values: [{ kind: 'Offer', spec: { 'a:1': null } }], issues: [] });
     expect(read('kind: Offer\nspec: {a:1}\n---\nkind: Vod\nspec:\n  text: |\n    two\n    lines\n').values[0]).toEqual(alone.values[0]);
+  });
+
+  it('leaves only a broken or unusual document to `yaml`, read from its own text, its errors and positions on the file\'s lines', () => {
+    const good = (i: number) => `kind: Vod\nname: v${i}\nspec:\n  name: V${i}\n`;
+    const parts = [good(0), good(1), 'kind: Vod\nname: "v2\nspec: {}\n', good(3), 'kind: Vod\nname: v4\nspec:\n  name: |\n    V4\n', good(5)];
+    const issues: Issue[] = [];
+    const docs = parseFile(parts.join('---\n'), 'f.yaml', issues);
+    expect(docs.map((d) => [d.index, (d.value as { name: string }).name])).toEqual([[0, 'v0'], [1, 'v1'], [3, 'v3'], [4, 'v4'], [5, 'v5']]);
+    // The block scalar's document is the only one `yaml` read (it comes with its positions); the others are the fast
+    // reader's, each located from its own text when asked.
+    expect(docs.map((d) => d.positions !== undefined)).toEqual([false, false, false, true, false]);
+    expect(docs[3].positions?.get('/spec/name')).toEqual({ line: 23, col: 3 });
+    expect(nearestPos(docs[4], '/spec/name')).toEqual({ line: 29, col: 3 });
+    expect(issues.map((i) => [i.pos?.line, i.message])).toEqual([[14, 'YAML: Missing closing "quote']]);
   });
 
   it('keeps an integer beyond 2^53 as its exact text, and says where (aliases too)', () => {

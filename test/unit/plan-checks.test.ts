@@ -68,7 +68,8 @@ describe('mismatches: why a saved plan no longer holds', () => {
     reasons.forEach((r, i) => expect(got[i]).toMatch(r));
   });
   it('the checksum changes with any change, and not with key order', () => {
-    const reordered = JSON.parse(JSON.stringify({ state: plan.state, ...plan }));
+    const { state, ...rest } = plan;
+    const reordered = JSON.parse(JSON.stringify({ state, ...rest }));
     expect(planChecksum(reordered)).toBe(planChecksum(plan));
     expect(planChecksum({ ...plan, summary: { ...plan.summary, noop: 1 } })).not.toBe(planChecksum(plan));
   });

@@ -8,7 +8,7 @@ import type { Change, DiffEntry, Plan } from '../../src/types.js';
 
 const update = (diff: DiffEntry[], kind = 'Offer'): Change => ({
   address: `${kind}/o`, kind, action: 'update', id: 'o1', update_mask: diff.map((d) => d.path),
-  request: { method: 'PATCH', path: '/monetization/offers/v1/o1' }, diff,
+  request: { method: 'PATCH', path: '/monetization/offers/v1/o1', retry: true }, diff,
 });
 
 const plan = (changes: Change[]): Plan => ({

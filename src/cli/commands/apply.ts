@@ -6,7 +6,7 @@ import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.j
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
-import { applyFailed, destination } from '../../report/text.js';
+import { applyFailed, destination, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
@@ -138,5 +138,10 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
   for (const r of result.results.filter((x) => x.not_kept)) io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
   for (const r of result.results.filter((x) => x.unverified)) io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);
+  if (result.state_error) {
+    const lost = unrecorded(result);
+    io.err(`error: the state could not be saved: ${result.state_error}\n`);
+    if (lost.length) io.err(`  it does not record: ${lost.join(', ')}; the next plan shows what is left (set a created resource's id in its document if it plans that create again)\n`);
+  }
   return applyFailed(result) ? 1 : 0;
 }
