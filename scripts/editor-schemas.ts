@@ -7,8 +7,11 @@
 // - ${env.NAME} where a string is accepted (a value from the environment is always a string);
 // - in a string with a pattern or a format (int64, enum, timestamp, name, ...), text holding a ${var.*}/${env.*}:
 //   whether it is valid depends on the value, which only validate knows, so the editor does not flag it;
-// - a response-only (readOnly) field: only null, since validate refuses any value there.
+// - a response-only (readOnly) field: only null, since validate refuses any value there;
+// - no ${env.*} in a field that names the resource or goes into a request path (src/kinds/naming.ts).
 // Plain strings accept any text already, ${Kind/name.id} included, and so does validate.
+import { namingFields } from '../src/kinds/naming.js';
+import { builtinKinds } from '../src/kinds/registry.js';
 import { inlinedSchema } from '../src/schema/resolve.js';
 import type { JsonSchema } from '../src/schema/model.js';
 
@@ -54,12 +57,14 @@ function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
     return { ...(title ? { title } : {}), ...(description ? { description } : {}), readOnly: true, type: 'null', errorMessage };
   }
   const nullType = nullable ? ['null'] : [];
+  // A field that names the resource (x-identity, x-names) cannot come from the environment: validate refuses it there.
+  const named = raw['x-identity'] || raw['x-names'] ? { not: { type: 'string', pattern: ENV_ANYWHERE }, errorMessage: 'names the resource, so it cannot come from ${env.*}: use ${var.NAME}' } : {};
   if (node.const !== undefined || node.enum !== undefined) {
     const values: unknown[] = node.const !== undefined ? [node.const] : node.enum;
     // The alternatives say the types (a string of the list, a placeholder, null): a `type` beside them would refuse null.
     const { const: _c, enum: _e, type: _t, ...rest } = node;
     const placeholder = values.every((v) => typeof v === 'string') ? HAS_PLACEHOLDER : VAR_WHOLE;
-    return { ...rest, anyOf: [{ enum: values }, { type: 'string', pattern: placeholder }, ...nullType.map((t) => ({ type: t }))] };
+    return { ...rest, anyOf: [{ enum: values }, { type: 'string', pattern: placeholder }, ...nullType.map((t) => ({ type: t }))], ...named };
   }
   const types = typesOf(node);
   if (!types) return node; // any value: nothing to loosen
@@ -69,8 +74,6 @@ function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
     return { ...rest, type: typeKeyword([...types, ...nullType]), anyOf: [strict, { pattern: HAS_PLACEHOLDER }] };
   }
   if (types.includes('string')) {
-    // A field that names the resource (x-identity) cannot come from the environment: validate refuses it there.
-    const named = raw['x-identity'] ? { not: { pattern: ENV_ANYWHERE }, errorMessage: 'names the resource, so it cannot come from ${env.*}: use ${var.NAME}' } : {};
     if (node.pattern === undefined) return { ...node, type: typeKeyword([...types, ...nullType]), ...named };
     const pattern = `(?:${node.pattern})|${HAS_PLACEHOLDER}`;
     const message = patternMessage(raw);
@@ -94,6 +97,11 @@ function patternMessage(raw: JsonSchema): string | undefined {
 /** The editor schema of one kind schema file (e.g. offer.schema.json): self-contained, JSON Schema draft-07. */
 export function editorSchema(file: string): JsonSchema {
   const { $schema: _s, $id: _i, ...root } = inlinedSchema(file);
+  // The spec fields the kind file builds paths from or names the resource by are marked as naming it (validate
+  // reads the same from src/kinds/naming.ts).
+  const kind = builtinKinds.find((k) => k.schema === file);
+  const spec = root.properties?.spec?.properties ?? {};
+  for (const f of kind ? namingFields(kind) : []) if (f.startsWith('spec.') && spec[f.slice(5)]) spec[f.slice(5)] = { ...spec[f.slice(5)], 'x-names': true };
   // draft-07 because every editor's JSON Schema support has it; nothing here needs a later draft. The document
   // itself is not a field: only what is inside it is loosened.
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...loosenInside(root) };

@@ -41,6 +41,7 @@ function notes(n: JsonSchema, required: boolean): string[] {
   const out: string[] = [];
   if (required) out.push('**required**');
   if (n['x-identity']) out.push('**identifies the resource**: another value names another resource');
+  if (n['x-names']) out.push('names a resource: never from `${env.*}`');
   if (n.readOnly) out.push('response-only: not allowed in a document');
   if (n['x-secret']) out.push('secret: never shown');
   // What an id points at (x-ref, on the field or its elements): export --portable writes it as a reference or variable.

@@ -161,6 +161,11 @@ export interface Plan {
   configuration?: { dir: string };
   /** --target patterns: the plan covers only the documents they match and what those reference (partial) */
   targets?: string[];
+  /** --refresh changed: only the documents changed since the last apply were read; `not_read` were taken as the
+   *  state (at `state.serial`) recorded them, their drift not checked. Absent: every document was read (full). */
+  refresh?: { mode: 'changed'; not_read: number };
+  /** documents whose `environments` leave this environment out: not planned (and released if the state has them) */
+  not_in_environment?: number;
   /** requests the plan needed */
   requests?: { reads: number };
   /** sha-256 of the plan without this field: an edited saved plan is refused */
@@ -228,4 +233,6 @@ export interface Io {
   ask?(question: string): Promise<string>;
   /** registers a value that must never be printed (the token): every output masks it from then on */
   secret?(value: string): void;
+  /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
+  mask?(text: string): string;
 }

@@ -17,6 +17,8 @@ export interface ApplyOptions {
   concurrency: number;
   /** called as each change finishes, for progress output */
   onResult?: (r: ResultEntry) => void;
+  /** true once the run is to stop (the agent's SIGTERM): writes in flight finish, no new one starts */
+  stopping?: () => boolean;
 }
 
 /**
@@ -137,6 +139,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
     } else if (failedDep) {
       entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied` };
+    } else if (opts.stopping?.()) {
+      entry = { address: c.address, action: c.action, outcome: 'skipped', error: 'skipped: stopping (SIGTERM); the next run applies it' };
     } else {
       try {
         const path = fillPathReferences(c.request!.path, idOf);

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
+import { selectEnvironment } from '../project/select.js';
 import { interpolateSources } from '../resolve/interpolate.js';
 import { checkReferences } from '../resolve/refs.js';
 import { renderers } from '../report/formats.js';
@@ -16,19 +17,30 @@ import type { RunOptions } from './options.js';
  * Every document checked, nothing printed: files, variables, schemas, the rules across documents, references.
  * Each stage runs on what the one before let through, so one failing rule never hides another's errors.
  */
-export function checkDocuments(opts: RunOptions, io: Io): { docs: Document[]; issues: Issue[]; found: number } {
+export function checkDocuments(opts: RunOptions, io: Io): Checked {
   const loaded = loadDir(opts.dir, io.cwd);
   // A --var-file kept below DIR holds variables, not documents: it is read as variables only (options.ts).
   const varFile = (file: string) => opts.varFiles.length > 0 && opts.varFiles.includes(resolve(io.cwd, file));
-  const sources = loaded.docs.filter((s) => !varFile(s.file));
-  const issues = loaded.issues.filter((i) => !varFile(i.file));
+  // Documents of other environments are left out before their variables are filled in (they may use others).
+  const selected = selectEnvironment(loaded.docs.filter((s) => !varFile(s.file)), opts.envName, opts.project);
+  const sources = selected.docs;
+  const issues = [...loaded.issues.filter((i) => !varFile(i.file)), ...selected.issues];
   issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
   const { docs, issues: more } = validateDocuments(sources, opts.registry);
   issues.push(...more, ...referenceIssues(docs, sources));
   // Every check of the parsed values has run: from here on a document is its Document (its spec, its source for
   // positions). The parsed tree around the spec is let go (9 MB for 100,000 documents).
   for (const s of sources) s.value = undefined;
-  return { docs, issues, found: sources.length };
+  return { docs, issues, found: sources.length, left: selected.left };
+}
+
+export interface Checked {
+  docs: Document[];
+  issues: Issue[];
+  /** documents of this environment */
+  found: number;
+  /** documents whose `environments` leave this environment out */
+  left: number;
 }
 
 /**
@@ -60,12 +72,18 @@ export function printIssues(opts: RunOptions, io: Io, issues: Issue[], documents
 export const noDocuments = (opts: RunOptions) => new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
 
 /** `allowNone`: a directory without documents is not an error (export writes into it). */
-export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Document[] {
-  const { docs, issues, found } = checkDocuments(opts, io);
+export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Loaded {
+  const { docs, issues, found, left } = checkDocuments(opts, io);
   // Warnings alone do not stop a plan: they go to stderr as text, since stdout carries the plan in its format.
   const failed = issues.some((i) => i.severity === 'error');
   printIssues(opts, io, issues, undefined, failed ? opts.issueFormat : 'text');
   if (failed) throw new Reported();
-  if (!found && !allowNone) throw noDocuments(opts);
-  return docs;
+  if (!found && !left && !allowNone) throw noDocuments(opts);
+  return { docs, left };
+}
+
+/** The documents of the run's environment, and how many others' `environments` leave it out. */
+export interface Loaded {
+  docs: Document[];
+  left: number;
 }

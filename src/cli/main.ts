@@ -21,6 +21,7 @@ const commands = {
   stateVersions: () => import('./commands/state-versions.js'),
   schema: () => import('./commands/schema.js'),
   emulator: () => import('./commands/emulator.js'),
+  agent: () => import('./commands/agent.js'),
 };
 
 /** Where the documents' values come from, and how much to say when something breaks. */
@@ -66,7 +67,8 @@ function validateOptions(cmd: Command): Command {
     .option('--format <format>', 'the issues as text (default), json, github (GitHub Actions annotations) or markdown');
 }
 
-const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect);
+const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
+  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply');
 
 /**
  * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
@@ -74,7 +76,7 @@ const target = (cmd: Command) => cmd.option('--target <address>', 'only this res
  */
 function maskingIo(io: Io): Io {
   const secrets = new Secrets();
-  return { ...io, out: (t) => io.out(secrets.mask(t)), err: (t) => io.err(secrets.mask(t)), secret: (v) => void secrets.add(v) };
+  return { ...io, out: (t) => io.out(secrets.mask(t)), err: (t) => io.err(secrets.mask(t)), secret: (v) => void secrets.add(v), mask: (t) => secrets.mask(t) };
 }
 
 export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
@@ -135,6 +137,19 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .option('--force', 'write it even over a newer serial, another lineage or environment')
     .action(async (file, dir, flags) => { code = await (await commands.stateVersions()).statePush(file, dir, flags, io); });
+  const agent = program.command('agent').description('pull a repository and reconcile it every interval; /metrics, /healthz, /readyz, /status, /hooks/github')
+    .option('--repo <url>', 'the repository: https://, file:// or a local path')
+    .option('--branch <name>', 'the branch to follow (default main)')
+    .option('--path <dir>', 'the configuration\'s directory in the repository (default .)')
+    .option('--interval <duration>', 'time between runs: 5m (default), 30s, 200ms, 1h')
+    .option('--full-every <n>', 'every Nth run reads everything live (drift); the others only what changed (default 12)')
+    .option('--auto-apply', 'apply what each run plans (default: only report)')
+    .option('--listen <host:port>', 'address of the HTTP listener (default 127.0.0.1:9464)')
+    .option('--webhook-secret-file <file>', 'the GitHub webhook secret (else env TAPEDECK_WEBHOOK_SECRET)')
+    .option('--notify <url>', 'POST a JSON notification here on drift, applied changes and failures (repeatable)', collect)
+    .option('--log-format <format>', 'text (default) or json: one object per line');
+  for (const o of platformOptions()) agent.addOption(o);
+  documentOptions(agent).action(async (flags) => { code = await (await commands.agent()).agentCommand(flags, io, stop); });
   program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
     .action(async (kind) => { code = (await commands.schema()).schemaCommand(kind, io); });
   program.command('emulator').description('run the local platform emulator')

@@ -37,6 +37,8 @@ export interface CommonFlags {
   recreateMissing?: boolean;
   /** plan/apply: only the documents these address patterns match, and what they reference */
   target?: string[];
+  /** plan/apply: read every document (full), or only those changed since the last apply */
+  refresh?: string;
 }
 
 export interface RunOptions {
@@ -69,6 +71,8 @@ export interface RunOptions {
   varFiles: string[];
   /** --target patterns; empty: the whole configuration */
   targets: string[];
+  /** --refresh: `changed` reads only the documents whose desired values differ from the state's record */
+  refresh: RefreshMode;
   registry: Registry;
   project?: Project;
   /** read lazily: validate needs no token */
@@ -148,6 +152,16 @@ export function outputFormats(f: Pick<CommonFlags, 'format' | 'json'>, allowed: 
   return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
 }
 
+/** --refresh: every document read (full, the default), or only those changed since the last apply. */
+export const REFRESH_MODES = ['full', 'changed'] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
+
+/** --refresh full (the default) or changed. */
+function refreshMode(raw: string | undefined): RefreshMode {
+  if (raw === undefined || (REFRESH_MODES as readonly string[]).includes(raw)) return (raw ?? 'full') as RefreshMode;
+  throw new UserError(`--refresh must be ${REFRESH_MODES.join(' or ')}, not ${JSON.stringify(raw)}`);
+}
+
 const isFile = (path: string) => {
   try {
     return !statSync(path).isDirectory();
@@ -217,16 +231,8 @@ function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env
   return database(value!, from);
 }
 
-/**
- * Every rule runs, and all their problems are reported together: the project file's located issues (in the
- * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
- * variables and endpoints come from what failed here, so their errors would mislead.
- */
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
-  const dir = resolve(io.cwd, dirArg ?? '.');
-  // Masked from the start, even by commands that never send it: a document or a message might echo it.
-  io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
-  io.secret?.(io.env.PGPASSWORD ?? '');
+/** Runs rules without stopping at the first bad one: each UserError's line is kept, to report all together. */
+export function collectProblems(): { problems: string[]; check: <T>(rule: () => T) => T | undefined } {
   const problems: string[] = [];
   const check = <T>(rule: () => T): T | undefined => {
     try {
@@ -237,6 +243,20 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
       return undefined;
     }
   };
+  return { problems, check };
+}
+
+/**
+ * Every rule runs, and all their problems are reported together: the project file's located issues (in the
+ * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
+ * variables and endpoints come from what failed here, so their errors would mislead.
+ */
+export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
+  const dir = resolve(io.cwd, dirArg ?? '.');
+  // Masked from the start, even by commands that never send it: a document or a message might echo it.
+  io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
+  io.secret?.(io.env.PGPASSWORD ?? '');
+  const { problems, check } = collectProblems();
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
   if (notDir) problems.push(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
@@ -253,6 +273,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
+  const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
   // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
@@ -287,6 +308,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     vars,
     varFiles: (f.varFile ?? []).map((v) => resolve(io.cwd, v)),
     targets,
+    refresh,
     registry,
     project,
     token: () => readToken(f.tokenFile, io),

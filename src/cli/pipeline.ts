@@ -1,4 +1,5 @@
 // The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
+import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorLine, Reported, UserError } from '../errors.js';
 import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
 import { keepForPlan } from '../plan/keep.js';
@@ -6,12 +7,13 @@ import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
 import { planReads } from '../remote/read-plan.js';
+import { changedSinceApply } from '../remote/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Document, Plan } from '../types.js';
+import type { ApplyResult, Document, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { loadDocuments } from './check.js';
+import { loadDocuments, type Loaded } from './check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -67,38 +69,70 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
   return out;
 }
 
+/** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
+async function readDocuments(docs: Document[], state: State, client: Client, opts: RunOptions, io: Io, knownId?: (a: string) => string | undefined) {
+  const registry = opts.registry;
+  const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
+  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId, onRead: (o) => {
+    if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
+    reading.tick();
+  } });
+  reading.done();
+  collectPhaseGarbage();
+  if (failures.length) {
+    // A platform that cannot be used at all is one line, not one per document.
+    const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
+    if (stop) throw new UserError(stop);
+    // A problem located in a document starts with its file:line:col (and names the address itself).
+    for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
+    if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
+    throw new Reported();
+  }
+  return { observed, liveListed };
+}
+
+/** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
+ *  `knownId` gives the ids of documents neither read nor trusted), `all` are the documents (for releases). */
+export interface Reading {
+  read: Document[];
+  planned: Document[];
+  all: Document[];
+  state: State;
+  trusted?: Map<string, Observed>;
+  knownId?: (address: string) => string | undefined;
+}
+
+/** Reads the documents to read and plans the planned ones; a PlanError becomes the user's error. */
+export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
+  const { state } = r;
+  const knownId = r.knownId ?? (r.trusted && ((a: string) => r.trusted!.get(a)?.id));
+  const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
+  for (const [address, o] of r.trusted ?? []) observed.set(address, o);
+  const inTargets = targeted(opts.targets);
+  const releases = undeclared(r.all, state).filter((u) => inTargets(u.address));
+  try {
+    return planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
+  } catch (e) {
+    if (e instanceof PlanError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
 /**
  * Load, read, plan: the plan as a closed value, with what it was made from and its checksum. `loaded` gives what
  * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
+ * With `--refresh changed` only the documents changed since the last apply are read (remote/refresh.ts).
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Document[]; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
-  const registry = opts.registry;
-  const all = loaded.docs ?? loadDocuments(opts, io);
+export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
+  const { docs: all, left } = loaded.docs ?? loadDocuments(opts, io);
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, state.managedAddresses());
+  const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
   const client = makeClient(opts, io);
   try {
-    const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-    const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, onRead: (o) => {
-      if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
-      reading.tick();
-    } });
-    reading.done();
-    collectPhaseGarbage();
-    if (failures.length) {
-      // A platform that cannot be used at all is one line, not one per document.
-      const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
-      if (stop) throw new UserError(stop);
-      // A problem located in a document starts with its file:line:col (and names the address itself).
-      for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
-      if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-      throw new Reported();
-    }
-    const inTargets = targeted(opts.targets);
-    const releases = undeclared(all, state).filter((u) => inTargets(u.address));
-    const { changes, summary } = planChanges(docs, observed, registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
+    const { changes, summary } = await readAndPlan({ read, planned: docs, all, state, trusted }, client, opts, io);
     const plan: Plan = {
       format_version: 1,
       tapedeck_version: tapedeckVersion(),
@@ -106,6 +140,8 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
       state: state.ref(),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
+      ...(trusted ? { refresh: { mode: 'changed' as const, not_read: trusted.size } } : {}),
+      ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,
       requests: { reads: client.counts.reads },
@@ -113,7 +149,16 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Docume
     return { plan, shown: maskPlan(plan), state, client };
   } catch (e) {
     await client.close();
-    if (e instanceof PlanError) throw new UserError(e.message);
     throw e;
   }
+}
+
+/**
+ * The write of a plan made by makePlan, for `apply` and the agent alike: the state records who wrote it, and the
+ * plan's changes are applied (creates exactly once, the state saved after each). `command` names the writer in the
+ * database state's history.
+ */
+export function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
+  state.writtenBy({ command, configurationHash: plan.configuration_hash });
+  return applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
 }

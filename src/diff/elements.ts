@@ -111,14 +111,41 @@ function keyed(key: string[], items: Field, set: boolean, b: Json[], a: Json[], 
   });
 }
 
-/** `[currency_code=EUR, billing_period=BILLING_PERIOD_MONTHLY]`: the set parts of the key, by their last name. */
+/** `[currency_code=EUR, billing_period=BILLING_PERIOD_MONTHLY]`: the set parts of the key, by their last name; a
+ *  value that is not a plain word is quoted as JSON, so a label cannot forge a line, a bracket or another key. */
 function keyLabel(key: string[], x: Json, n: number): string {
   const parts = key.flatMap((p) => {
     const v = valueAt(x, p);
-    return v === undefined ? [] : [`${p.split('.').pop()}=${typeof v === 'string' ? v : JSON.stringify(v)}`];
+    return v === undefined ? [] : [`${p.split('.').pop()}=${typeof v === 'string' && /^[\w.:/-]+$/.test(v) ? v : JSON.stringify(v)}`];
   });
   const named = parts.length ? parts.join(', ') : `${key.map((p) => p.split('.').pop()).join(', ')} unset`;
   return `[${named}${n > 1 ? `, #${n}` : ''}]`;
+}
+
+/** Arrays of plain values up to this long (as JSON) read as one value; longer ones element by element. */
+const SHORT_LIST = 80;
+
+/**
+ * A value as the leaves a reviewer reads, each by where it is (`[currency_code=EUR, ...].price`): a message or map
+ * by its fields, an array of messages by its elements (by key where the schema has one), a Money as one amount.
+ * For whole values that a create sets or an element added or removed brings: they read like an update's rows.
+ */
+export function leaves(field: Field | undefined, v: Json | undefined, at: string): ElementChange[] {
+  if (field?.money || v === null || v === undefined || typeof v !== 'object') return [{ op: 'change', at, after: v, ...fieldOf(field) }];
+  if (Array.isArray(v)) {
+    const plain = v.every((x) => x === null || typeof x !== 'object');
+    if (!v.length || (plain && JSON.stringify(v).length <= SHORT_LIST)) return [{ op: 'change', at, after: v, ...fieldOf(field) }];
+    const seen = new Map<string, number>();
+    return v.flatMap((x, i) => {
+      if (!field?.key) return leaves(field?.items, x, `${at}[${i}]`);
+      const k = stableStringify(field.key.map((p) => valueAt(x, p) ?? null));
+      seen.set(k, (seen.get(k) ?? 0) + 1);
+      return leaves(field.items, x, `${at}${keyLabel(field.key, x, seen.get(k)!)}`);
+    });
+  }
+  const entries = Object.entries(v);
+  if (!entries.length) return [{ op: 'change', at, after: v, ...fieldOf(field) }];
+  return entries.flatMap(([k, x]) => leaves(field?.type === 'message' ? field.props?.[k] : undefined, x, `${at}${label(k)}`));
 }
 
 /** The before-positions that keep their order (a longest increasing subsequence): the others have moved. */

@@ -1,7 +1,7 @@
 // The emulator's routing, from the kind table: which handler answers a method and path, with its parameters.
 // Shared by the HTTP server and by `answer`, the same platform called in-process (the planner's scenario tests).
 import { builtinKinds } from '../kinds/registry.js';
-import type { KindDef } from '../kinds/types.js';
+import type { KindDef, UpdateEndpoint } from '../kinds/types.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { ApiFault, bad } from './fault.js';
 import { toJson } from './json.js';
@@ -28,6 +28,9 @@ function route(kind: KindDef, method: string, path: string, handler: Handler, cr
   return { method, pattern: new RegExp(`^${source}$`), names, kind, handler, write: method !== 'GET', creates };
 }
 
+/** The handler of each update style: a new style in kinds/types.ts is a compile error here until it has one. */
+const updates: Record<UpdateEndpoint['style'], Handler> = { patch, replace };
+
 /** Every endpoint of the contract's table, from the kinds' default endpoints. */
 export function routes(): Route[] {
   return builtinKinds.flatMap((k) => [
@@ -35,7 +38,7 @@ export function routes(): Route[] {
     ...(k.list ? [route(k, 'GET', k.list.path, list)] : []),
     ...(k.create ? [route(k, k.create.method, k.create.path, create, true)] : []),
     ...(k.duplicate ? [route(k, k.duplicate.method, k.duplicate.path, duplicate, true)] : []),
-    route(k, k.update.method, k.update.path, k.update.style === 'patch' ? patch : replace),
+    route(k, k.update.method, k.update.path, updates[k.update.style]),
   ]);
 }
 

@@ -1,5 +1,6 @@
 // All kinds, in the order their levels apply (a kind may only depend on kinds listed before it, by default),
 // and the one place where a user's endpoint overrides are applied.
+import { resourceModel, type Field } from '../schema/model.js';
 import type { KindDef } from './types.js';
 import { policy } from './policy.js';
 import { contentType } from './content-type.js';
@@ -66,3 +67,10 @@ export function withOverrides(overrides: EndpointOverrides = {}): { registry: Re
 }
 
 export const defaultRegistry = new Registry(builtinKinds);
+
+/** The field model of a change's kind: its own schema (writes carry it), else the built-in kind's (a drifted noop
+ *  names only its kind). */
+export function changeModel(c: { kind: string; schema?: string }): Field | undefined {
+  const schema = c.schema ?? defaultRegistry.get(c.kind)?.schema;
+  return schema ? resourceModel(schema) : undefined;
+}

@@ -10,6 +10,7 @@ import { readWideIntegers, withExactIntegers } from './exact-integers.js';
 import { MAX_DEPTH, parseSimple, Unsupported } from './fast-yaml.js';
 import { documentFiles } from './files.js';
 import { yamlLib } from './yaml-lib.js';
+import { LONE_SURROGATE } from './yaml-scalars.js';
 
 /** A document as read, with the pointers of its integers beyond 2^53, held as their exact decimal text (see
  *  exact-integers.ts): validation accepts them in int64 fields only. */
@@ -75,6 +76,24 @@ function refusal(doc: Document.Parsed, text: string): { message: string; offset?
     });
   }
   return cycle;
+}
+
+/** A lone surrogate (`"\\uD800"`): `yaml` makes a string of it, which is no text (no UTF-8, no JSON string a
+ *  platform reads back as written). Only escapes make one: the decoded file cannot hold one. */
+function halfSurrogate(doc: Document.Parsed, text: string): { message: string; offset?: number } | undefined {
+  if (!/\\[uU]/.test(text)) return undefined;
+  let found: { message: string; offset?: number } | undefined;
+  const { visit } = yamlLib();
+  visit(doc, {
+    Scalar: (_, node) => {
+      const half = typeof node.value === 'string' ? LONE_SURROGATE.exec(node.value)?.[0] : undefined;
+      if (half === undefined) return undefined;
+      const escape = `\\u${half.charCodeAt(0).toString(16).toUpperCase()}`;
+      found = { message: `${escape} is half of a surrogate pair, not a character`, offset: node.range?.[0] };
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** Parses one file's text into its documents; problems go to `issues`. The fast reader reads the documents it knows
@@ -168,7 +187,7 @@ function readDocument(doc: Document.Parsed, index: number, text: string, file: s
   // Only the document's own text is searched: a search of the whole file per document made a file of 10,000
   // documents quadratic.
   const source = text.slice(doc.range[0], doc.range[2]);
-  const refused = refusal(doc, source);
+  const refused = refusal(doc, source) ?? halfSurrogate(doc, source);
   if (refused) {
     problem(refused.offset, refused.message);
     return undefined;

@@ -22,10 +22,13 @@ export const trimSpacesEnd = (s: string) => {
   return i < s.length ? s.slice(0, i) : s;
 };
 
+/** Half of a surrogate pair, alone: no character (only an escape can make one; load.ts reports it). */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Characters the reader leaves to `yaml`: controls (tab, CR, VT, FF...), the line and paragraph separators and
  *  NEL (line breaks in YAML 1.1), a byte order mark (YAML's only at the start of a document), non-characters and
  *  unpaired surrogates. */
-export const REFUSED_CHARACTERS = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const REFUSED_CHARACTERS = new RegExp(`[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff\\ufffe\\uffff]|${LONE_SURROGATE.source}`);
 
 const NULL = /^(?:~|null|Null|NULL)?$/;
 const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
@@ -86,8 +89,11 @@ export function quoted(s: string, i: number): [string, number] {
       const hex = e === 'x' ? 2 : e === 'u' ? 4 : e === 'U' ? 8 : 0;
       if (hex) {
         const code = s.slice(j + 1, j + 1 + hex);
+        const point = parseInt(code, 16);
         if (!/^[0-9a-fA-F]+$/.test(code) || code.length !== hex) unsupported('escape');
-        out += String.fromCodePoint(parseInt(code, 16));
+        // Beyond U+10FFFF, or half of a surrogate pair: no character, which `yaml` and load.ts report.
+        if (point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) unsupported('an escape that names no character');
+        out += String.fromCodePoint(point);
         j += hex;
       } else if (e in ESCAPES) out += ESCAPES[e];
       else unsupported('escape');

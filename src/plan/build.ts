@@ -10,7 +10,7 @@ import { dependencyGraph } from '../resolve/refs.js';
 import type { Change, Document, Observed, Plan } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
-import { byAddress } from './order.js';
+import { byAddress, naturalCompare } from './order.js';
 import { styleOf } from './requests.js';
 
 export class PlanError extends Error {}
@@ -230,7 +230,7 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
-  for (const u of ctx.undeclared ?? []) changes.push(released(u));
+  for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address))) changes.push(released(u));
   const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   return {
     changes,

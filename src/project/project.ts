@@ -20,6 +20,18 @@ export interface Project {
   environments?: Record<string, Environment>;
   defaults?: { concurrency?: number; max_rps?: number; timeout?: number; retries?: number; retry_deadline?: number };
   endpoints?: EndpointOverrides;
+  /** `tapedeck agent`'s settings; its flags override them */
+  agent?: AgentSection;
+}
+
+export interface AgentSection {
+  interval?: string;
+  full_every?: number;
+  auto_apply?: boolean;
+  listen?: string;
+  webhook_secret_file?: string;
+  notify?: string[];
+  log_format?: 'text' | 'json';
 }
 
 /** The project file of `dir`, or undefined when there is none; problems are located issues. */

@@ -98,7 +98,8 @@ export class Client {
   private readonly pool: Pool;
   private readonly origin: string;
   private readonly prefix: string;
-  readonly counts = { reads: 0, writes: 0 };
+  /** requests sent, and how many of them the platform refused with 429 (the agent's metrics) */
+  readonly counts = { reads: 0, writes: 0, throttled: 0 };
   /** built once: a plan sends thousands of requests with the same headers */
   private readonly headers: { read: Record<string, string>; write: Record<string, string> };
   /** the token, in every form a server could echo it in */
@@ -195,6 +196,7 @@ export class Client {
       throw new ApiError(method, path, 0, timeout ? 'timeout' : 'connection_failed',
         timeout ? `no response within ${this.opts.timeoutMs} ms` : `the connection failed (${code})`, method !== 'GET');
     }
+    if (reply.status === 429) this.counts.throttled++;
     this.limiter.settle(ticket, { status: reply.status, headers: reply.headers, retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs) });
     this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Date.now() - t0} ms)`);
     let json: unknown = {};

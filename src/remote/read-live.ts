@@ -29,6 +29,8 @@ export interface ReadOptions {
   recreateMissing?: boolean;
   /** after each document's read, with what was found (for a failed read too, as far as it got) */
   onRead?: (o: Observed | undefined) => void;
+  /** the ids of documents that are not read (taken from the state, or from a saved plan) */
+  knownId?: (address: string) => string | undefined;
 }
 
 export async function readLive(plan: ReadPlan, client: Caller, state: State, opts: ReadOptions) {
@@ -39,7 +41,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
   let stopped: ApiError | undefined;
   let notRead = 0;
   // A document's id, once read: references are read wave by wave, so a document's targets are done before it starts.
-  const idOf = (a: string) => observed.get(a)?.id;
+  const idOf = (a: string) => observed.get(a)?.id ?? opts.knownId?.(a);
   /** resources already someone's: the state's, and those found for a pending create during this reading (made
    *  when a pending create is first looked up: a set of every id the state knows is rarely needed) */
   let claimed: Set<string> | undefined;

@@ -1,20 +1,26 @@
 // How values and the changes inside them read, for every human format (text and Markdown share it, so they cannot
 // disagree about what a reviewer sees). Nothing that changed is ever cut: a long string is shortened only in its
 // unchanged context, around the change; everything else is shown whole. Money reads as an amount beside its fields.
-import { commonEnds, elementChanges, type ElementChange } from '../diff/elements.js';
-import { defaultRegistry } from '../kinds/registry.js';
+import { commonEnds, elementChanges, leaves, type ElementChange } from '../diff/elements.js';
+import { changeModel } from '../kinds/registry.js';
 import { UNRESOLVED } from '../resolve/refs.js';
-import { fieldAt, resourceModel, type Field } from '../schema/model.js';
+import { oneLine } from './redact.js';
+import { fieldAt, type Field } from '../schema/model.js';
 import { canonicalInt64, isObject, type Json } from '../schema/values.js';
 import type { Change, DiffEntry } from '../types.js';
 
-/** A value as shown; `word`: a word about the value (unset, added), not the value, which formats set apart. */
+/**
+ * A value as shown, its characters printable (control, line-separator, bidi and zero-width ones as `\u....`);
+ * `word`: a word about the value (unset, added), not the value, which formats set apart; `note`: what the value's
+ * references wait for (`Event/final.id known after apply`), said beside the value.
+ */
 export interface Shown {
   text: string;
   word?: boolean;
+  note?: string;
 }
 
-/** One line of what changed: `path` is relative to the entry's field ('' the field itself). */
+/** One line of what changed: `path` is relative to the entry's field ('' the field itself), printable. */
 export interface Row {
   op: '+' | '-' | '~' | '↕';
   path: string;
@@ -25,12 +31,11 @@ export interface Row {
 /** Strings longer than this are shown around their change only, with this much unchanged context each side. */
 const LONG = 120;
 const CONTEXT = 30;
+/** Every `${Kind/name.id}` in a text (not one written `$${...}`, a literal). */
+const UNRESOLVED_ALL = new RegExp(UNRESOLVED.source, 'g');
 
-/** The field model of a change's kind (the schema comes with writes; a drifted no-op names only its kind). */
-export function modelOf(c: Change): Field | undefined {
-  const schema = c.schema ?? defaultRegistry.get(c.kind)?.schema;
-  return schema ? resourceModel(schema) : undefined;
-}
+/** The field model of a change's kind. */
+export const modelOf = (c: Change) => changeModel(c);
 
 const fieldOfPath = (model: Field | undefined, path: string) => (model ? fieldAt(model, path) : undefined);
 
@@ -40,12 +45,24 @@ export function showValue(model: Field | undefined, path: string, v: Json | unde
 }
 
 function show(field: Field | undefined, v: Json | undefined): Shown {
+  // proto3: an unset boolean or number is false or 0 (a change from false reads `false → true`, not from unset).
+  if (v === undefined && !field?.presence && (field?.type === 'boolean' || field?.type === 'integer' || field?.type === 'number' || field?.type === 'int64')) {
+    return { text: field.type === 'boolean' ? 'false' : '0' };
+  }
   if (v === undefined) return { text: 'unset', word: true };
-  const json = JSON.stringify(v);
-  if (UNRESOLVED.test(json)) return { text: 'known after apply', word: true };
-  if (field?.money && isObject(v)) return { text: money(v) ?? json };
+  const json = oneLine(inline(v));
+  const refs = [...new Set(json.match(UNRESOLVED_ALL) ?? [])].map((r) => r.slice(2, -1));
+  const note = refs.length ? { note: `${refs.join(', ')} known after apply` } : {};
+  if (field?.money && isObject(v)) return { text: oneLine(money(v) ?? json), ...note };
   const inside = amounts(field, v, '');
-  return { text: inside.length ? `${json} (${inside.join(', ')})` : json };
+  return { text: inside.length ? `${json} (${oneLine(inside.join(', '))})` : json, ...note };
+}
+
+/** JSON on one line with a space after each comma and colon: a long list or object can wrap between its parts. */
+function inline(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
+  if (isObject(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${inline(x)}`).join(', ')}}`;
+  return JSON.stringify(v);
 }
 
 /** `9.99 EUR (units 9, nanos 990000000)`; undefined for something that is not a whole amount. */
@@ -76,7 +93,7 @@ function amounts(field: Field | undefined, v: Json, at: string): string[] {
 function pair(field: Field | undefined, b: Json | undefined, a: Json | undefined): [Shown, Shown] {
   if (typeof b !== 'string' || typeof a !== 'string' || (b.length <= LONG && a.length <= LONG) || UNRESOLVED.test(b + a)) return [show(field, b), show(field, a)];
   const [head, tail] = commonEnds(b, a);
-  return [{ text: around(b, head, tail) }, { text: around(a, head, tail) }];
+  return [{ text: oneLine(around(b, head, tail)) }, { text: oneLine(around(a, head, tail)) }];
 }
 
 /** `s` as a JSON string, its first `head` and last `tail` characters (unchanged) cut to CONTEXT each, marked `…`. */
@@ -90,17 +107,26 @@ function around(s: string, head: number, tail: number): string {
   return `"${start > 0 ? '…' : ''}${inner}${end < s.length ? '…' : ''}"`;
 }
 
-function row(e: ElementChange): Row {
-  const path = e.at;
+/** A change inside a value as rows: an element added or removed, or set from unset, reads leaf by leaf. */
+function rows(e: ElementChange): Row[] {
+  const path = oneLine(e.at);
   switch (e.op) {
-    case 'add': return { op: '+', path, after: show(e.field, e.after) };
-    case 'remove': return { op: '-', path, before: show(e.field, e.before) };
-    case 'move': return { op: '↕', path, before: { text: `[${String(e.before)}]` }, after: { text: `[${String(e.after)}]` } };
+    case 'add': return leafRows('+', e.field, e.after, e.at);
+    case 'remove': return leafRows('-', e.field, e.before, e.at);
+    case 'move': return [{ op: '↕', path, before: { text: `[${String(e.before)}]` }, after: { text: `[${String(e.after)}]` } }];
     default: {
+      if (e.before === undefined && isObject(e.after) && !e.field?.money) return leafRows('+', e.field, e.after, e.at);
       const [before, after] = pair(e.field, e.before, e.after);
-      return { op: '~', path, before, after };
+      return [{ op: '~', path, before, after }];
     }
   }
+}
+
+/** A whole value added (`+`) or removed (`-`), one row per leaf. */
+function leafRows(op: '+' | '-', field: Field | undefined, v: Json | undefined, at: string): Row[] {
+  return leaves(field, v, at).map((l) => (op === '+'
+    ? { op, path: oneLine(l.at), after: show(l.field, l.after) }
+    : { op, path: oneLine(l.at), before: show(l.field, l.after) }));
 }
 
 /**
@@ -110,7 +136,10 @@ function row(e: ElementChange): Row {
 export function entryRows(model: Field | undefined, d: DiffEntry): { inner: boolean; rows: Row[] } {
   const field = fieldOfPath(model, d.path);
   const inner = elementChanges(field, d.before, d.after);
-  if (inner.length) return { inner: true, rows: inner.map(row) };
+  if (inner.length) return { inner: true, rows: inner.flatMap(rows) };
   const [before, after] = pair(field, d.before, d.after);
   return { inner: false, rows: [{ op: '~', path: '', before, after }] };
 }
+
+/** What a create sets in one field: a row per leaf (`[currency_code=EUR, ...].price: 9.99 EUR`), like an update's. */
+export const createRows = (model: Field | undefined, d: DiffEntry): Row[] => leafRows('+', fieldOfPath(model, d.path), d.after, '');

@@ -35,10 +35,27 @@ const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?
 const partial = (p: Plan) => (p.targets?.length
   ? `Partial plan (--target ${p.targets.join(', ')}): only these resources and what they reference were read and compared; the rest of the configuration was left out.\n`
   : '');
+/** "3 documents not in staging": the plan's header and validate's last line. */
+export const leftOutLine = (left: number, envName: string) =>
+  `${left} document${left === 1 ? '' : 's'} not in ${envName} (their environments: field leaves it out)`;
+/** Documents another environment's only: left out of this plan, and counted so that their absence is no surprise. */
+const leftOut = (p: Plan) => (p.not_in_environment
+  ? `${leftOutLine(p.not_in_environment, p.environment.name)}.\n`
+  : '');
+
+/** A --refresh changed plan says what it took from the state unread, and what that leaves unchecked. */
+export function notReadNote(p: Plan): string {
+  if (!p.refresh) return '';
+  const n = p.refresh.not_read;
+  return `${n.toLocaleString('en-US')} document${n === 1 ? '' : 's'} not read (unchanged since state serial ${p.state.serial}): drift in ${n === 1 ? 'it' : 'them'} is not checked; a full plan checks it.\n`;
+}
+
+/** What the plan leaves out or did not read, said before it. */
+const notes = (p: Plan) => partial(p) + leftOut(p) + notReadNote(p);
 
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
-    plan: (p, o) => `${partial(p)}${o.quiet ? `${summaryLine(p)}\n` : `${partial(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
+    plan: (p, o) => `${notes(p)}${o.quiet ? `${summaryLine(p)}\n` : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,
@@ -46,7 +63,8 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
     plan: (p, o) => {
-      const note = partial(p) && `\n> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`;
+      const note = [partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`, leftOut(p) && `> ${leftOut(p)}`,
+        notReadNote(p) && `> ℹ️ ${notReadNote(p)}`].filter(Boolean).map((n) => `\n${n}`).join('');
       return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
     },
     apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),

@@ -5,7 +5,7 @@
 import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
 import { oneLine } from './redact.js';
 import type { Field } from '../schema/model.js';
-import { entryRows, modelOf, showValue, type Row, type Shown } from './display.js';
+import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -13,16 +13,34 @@ const icon: Record<Change['action'], string> = { create: '➕', update: '✏️'
 
 // Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
 // Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.
-/** A code span (HTML is text in it); a backtick would end it and a pipe the table cell. */
-const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+/** Longest unbroken run in a table cell: a longer one would push the table past a pull-request comment's width. */
+const RUN = 80;
+
+/**
+ * A code span (HTML is text in it), fenced with more backticks than the longest run inside so a backtick shows as
+ * itself; a pipe is escaped (it would end the table cell). A run without spaces longer than RUN is cut into spans
+ * one under the other, so a cell can wrap.
+ */
+function code(s: string): string {
+  // oneLine leaves no line break in the text: one marks where a long run is cut.
+  return oneLine(s).replace(new RegExp(`\\S{${RUN}}(?=\\S)`, 'gu'), '$&\n').split('\n').map(span).join('<br>');
+}
+
+function span(s: string): string {
+  const fence = '`'.repeat(Math.max(0, ...(s.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  // CommonMark strips one space each side of a code span when both are there: a span that starts or ends with a
+  // backtick (or a space) gets one, which is stripped again.
+  const pad = /^[`\s]|[`\s]$/.test(s) ? ' ' : '';
+  return `${fence}${pad}${s.replace(/\|/g, '\\|')}${pad}${fence}`;
+}
+
 /** Inside an HTML element (the details summary): entities. */
 const html = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Plain Markdown text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
 const text = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
 
 /** A value in a table cell: as code, whole; a word about it (unset, known after apply) in italics. */
-const cell = (v: Shown) => (v.word ? `_${v.text}_` : code(v.text));
-
+const cell = (v: Shown) => (v.word ? `_${v.text}_` : `${code(v.text)}${v.note ? ` _(${text(v.note)})_` : ''}`);
 
 /** The before and after cells of a row: an element added or removed, or moved, says so where it has no value. */
 function cells(r: Row): [string, string] {
@@ -34,7 +52,7 @@ function cells(r: Row): [string, string] {
 
 /** One row per value that changed: inside an array or map, one per element or leaf, by its path. */
 function diffTable(model: Field | undefined, entries: DiffEntry[], before: string | undefined, after: string): string[] {
-  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.map((d) => `| ${code(d.path)} | ${cell(showValue(model, d.path, d.after))} |`)];
+  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.flatMap((d) => createRows(model, d).map((r) => `| ${code(`${d.path}${r.path}`)} | ${cell(r.after!)} |`))];
   const rows = entries.flatMap((d) => entryRows(model, d).rows.map((r) => `| ${code(`${d.path}${r.path}`)} | ${cells(r).join(' | ')} |`));
   return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...rows];
 }

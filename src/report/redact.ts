@@ -1,6 +1,7 @@
 // Secrets kept out of every output, and server text made fit for one output line. One place for both: the client
 // cleans what a server sends, and the CLI masks everything it prints (defence in depth: a secret that reached an
 // output any other way is masked there too).
+import { UNPRINTABLE } from '../schema/values.js';
 
 export const REDACTED = '[redacted]';
 /** Shorter values are not masked: masking every "ab" in the output would hide more than it protects. */
@@ -77,15 +78,11 @@ export class Secrets {
   }
 }
 
-/**
- * Characters that would change what a terminal or a log shows: C0 and C1 controls (a newline forges an output
- * line, ESC starts a terminal sequence), the Unicode line separators and the bidirectional overrides.
- */
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** Control characters written as escapes: the text stays readable and on one line. */
-export const oneLine = (s: string) => s.replace(CONTROL, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** Control, line-separator, bidi and zero-width characters (values.ts UNPRINTABLE) written as escapes: the text
+ *  stays readable, on one line, and shows every character it holds. */
+export const oneLine = (s: string) => s.replace(UNPRINTABLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** A string a server sent, fit for one line of output: secrets masked, control characters escaped, capped. */
 export function serverText(s: string, secrets: Secrets, max = MAX_SERVER_TEXT): string {

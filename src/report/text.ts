@@ -4,7 +4,7 @@ import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '.
 import { oneLine } from './redact.js';
 import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
-import { entryRows, modelOf, showValue, type Row, type Shown } from './display.js';
+import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { noStyle, type Style } from './style.js';
 
 /** One line per issue, whatever a document or a file name holds: control and line-separator characters escaped. */
@@ -20,7 +20,7 @@ export function reportIssues(issues: Issue[], err: (text: string) => void): void
 }
 
 /** A shown value as text: words about the value in parentheses, values as they are. */
-const txt = (v: Shown | undefined) => (!v ? '' : v.word ? `(${v.text})` : v.text);
+const txt = (v: Shown | undefined) => (!v ? '' : v.word ? `(${v.text})` : v.note ? `${v.text} (${v.note})` : v.text);
 
 /** A change inside an array or map, as one line: `+ [video_quality=VIDEO_QUALITY_720P]: {...}`. */
 function rowLine(r: Row): string {
@@ -47,7 +47,7 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
   const drift = (c.drift ?? []).flatMap((d) => entryLines(model, d, s, true));
   // Ids and errors may come from a server: on one line, so they cannot forge lines of this output.
   const id = oneLine(c.id ?? '');
-  const notes = (c.notes ?? []).map((n) => s.dim(`      # ${n}`));
+  const notes = (c.notes ?? []).map((n) => s.dim(`      # ${oneLine(n)}`));
   if (c.action === 'release') return [s.bad(`  - ${c.address}${id ? ` (${id})` : ''} will be released: no longer declared; it stays on the platform`)];
   const moved = c.moved_from ? [s.change(`  → ${c.moved_from} has moved to ${c.address}`)] : [];
   if (c.action === 'noop' || c.action === 'move') {
@@ -60,7 +60,7 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
     : s.change(c.action === 'restore' ? `${restored}, its fields brought back:` : `  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
-    if (c.action === 'create') lines.push(s.add(`      + ${d.path}: ${txt(showValue(model, d.path, d.after))}`));
+    if (c.action === 'create') lines.push(...createRows(model, d).map((r) => s.add(`      + ${d.path}${r.path}: ${txt(r.after)}`)));
     else lines.push(...entryLines(model, d, s));
   }
   lines.push(...drift, ...notes);

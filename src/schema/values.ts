@@ -39,7 +39,7 @@ export function canonicalInt64(v: unknown): string | undefined {
 
 /** Characters that would end a message's line, or move or hide text on a terminal (controls, line and paragraph
  *  separators, bidirectional overrides, zero-width marks): a key or value from a document is shown with them escaped. */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 
 /** `text` safe to print on one line: unprintable characters as \uXXXX escapes. */
 export const printable = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

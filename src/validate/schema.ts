@@ -10,7 +10,7 @@ const require = createRequire(import.meta.url);
 type Ajv = InstanceType<typeof Ajv2020Type.default>;
 
 /** Our annotation keywords: read by the field model, ignored by validation (x-key too, below). */
-const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-message'];
+const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-names', 'x-message'];
 
 /** An ajv instance holding every schema; with `source` it keeps the generated code, to be written out as a module. */
 export function newAjv(source = false): Ajv {

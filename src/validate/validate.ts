@@ -1,5 +1,6 @@
 // Documents checked against their kind's schema and the cross-document rules; every problem reported at once.
 import type { Registry } from '../kinds/registry.js';
+import { namingFields } from '../kinds/naming.js';
 import type { KindDef } from '../kinds/types.js';
 import type { LoadedDoc } from '../load/load.js';
 import { allSchemas, escapePointer, fieldAtPointer, resourceModel, unescapePointer, type Field } from '../schema/model.js';
@@ -169,10 +170,12 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
   if (typeof v.moved_from === 'string' && (!v.moved_from.startsWith(`${k.kind}/`) || v.moved_from === `${k.kind}/${String(v.name)}`)) {
     issues.push(issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`));
   }
-  // A sensitive value cannot name a resource: it would show in request paths, ids, notes and the state.
-  for (const p of specPaths(src.sensitive ?? [])) {
-    if (model.props?.[p.split('.')[0]]?.identity) {
-      issues.push(issueAt(src, `/spec/${p.split('.').join('/')}`, `spec.${p} names the resource, so it cannot come from \${env.*} (a value from the environment is sensitive and would show in paths, ids and the state): use \${var.NAME}`));
+  // A sensitive value cannot name a resource or go into a request path: it would show in paths, ids, saved plans
+  // and the state.
+  for (const pointer of src.sensitive ?? []) {
+    const field = pointer.split('/').slice(1, pointer.startsWith('/spec/') ? 3 : 2).map(unescapePointer).join('.');
+    if (namingFields(k).has(field)) {
+      issues.push(issueAt(src, pointer, `${dotted(pointer)} names the resource, so it cannot come from \${env.*} (a value from the environment is sensitive and would show in request paths, ids, saved plans and the state): use \${var.NAME}`));
     }
   }
   if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
@@ -186,18 +189,27 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
     duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
     ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
     ...(v.allow_duplicate === true ? { allow_duplicate: true } : {}),
-    ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive) } : {}),
+    ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive, model) } : {}),
     spec: emptyMessagesAsNull(model, v.spec as JsonObject),
     source: src,
   };
 }
 
-/** Spec field paths of JSON pointers under /spec, cut at the first array index (an array is one value). */
-function specPaths(pointers: string[]): string[] {
+/**
+ * Spec field paths of JSON pointers under /spec (`offer_prices.0.price.units`): an index of an ordered array is
+ * kept, so only that leaf is masked; a set (kept sorted, so the document's index means nothing once normalised)
+ * and what is inside a free-form value are one value, cut there.
+ */
+function specPaths(pointers: string[], model: Field): string[] {
   const paths = pointers.filter((p) => p.startsWith('/spec/')).map((p) => {
     const parts = p.split('/').slice(2).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'));
-    const end = parts.findIndex((x) => /^\d+$/.test(x));
-    return parts.slice(0, end < 0 ? undefined : end).join('.');
+    let field: Field | undefined = model;
+    let end = 0;
+    for (; end < parts.length && field; end++) {
+      if (field.type === 'array' && (field.set || !/^\d+$/.test(parts[end]))) break;
+      field = field.type === 'message' ? field.props?.[parts[end]] : field.type === 'array' ? field.items : undefined;
+    }
+    return parts.slice(0, end).join('.');
   });
   return [...new Set(paths)];
 }

@@ -80,6 +80,26 @@ describe('DIR and the files in it', () => {
   });
 });
 
+describe('escapes that name no character', () => {
+  // Beyond U+10FFFF, or half of a surrogate pair: located errors wherever YAML is read, never an internal error.
+  // `yaml` places a bad escape at its backslash, a half surrogate at its string's start.
+  it.each([
+    ['\\U0011FFFF', 'YAML: Invalid escape sequence \\U0011FFFF', ['4:21', '1:9', '5:10']],
+    ['\\uD800', 'YAML: \\uD800 is half of a surrogate pair, not a character', ['4:20', '1:8', '5:9']],
+  ])('%s in a --var-file, tapedeck.yaml or a document: file:line:col, exit 1, nothing sent', async (escape, message, at) => {
+    const dir = testdir({
+      'tapedeck.yaml': `version: 1\nenvironments:\n  default:\n    vars: { label: "${escape}" }\n`,
+      'vars.yaml': `label: "${escape}"\n`,
+      'docs/a.yaml': `kind: Vod\nname: v\nid: v1\nspec:\n  name: "${escape}"\n`,
+    });
+    const run = await noneSent(['plan', '.', '--base-url', emu.url, '--var-file', 'vars.yaml'], { cwd: dir });
+    expect(run).toMatchObject({ code: 1, sent: 0, stdout: '' });
+    expect(run.stderr.split('\n').filter(Boolean)).toEqual([`tapedeck.yaml:${at[0]}: ${message}`, `error: --var-file vars.yaml:${at[1]}: ${message}`]);
+    const validate = await noneSent(['validate', 'docs'], { cwd: dir });
+    expect(validate).toMatchObject({ code: 1, sent: 0, stderr: `docs/a.yaml:${at[2]}: ${message}\n1 error; nothing was sent.\n` });
+  });
+});
+
 describe('a project file with environments', () => {
   const project = testdir({
     'tapedeck.yaml': 'version: 1\nenvironments:\n  staging:\n    vars: { label: S }\n  production:\n    vars: { label: P }\n',

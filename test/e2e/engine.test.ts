@@ -76,7 +76,7 @@ describe('references', () => {
     expect(p.changes[1]).toMatchObject({ action: 'create', depends_on: ['Event/final'], request: { body: { target: { event_ids: ['${Event/final.id}'] } } } });
     expect(p.changes[2].request.path).toBe('/iam/auth/v1/policies/${Event/final.id}/p/event');
     const text = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
-    expect(text.stdout).toContain('+ target.event_ids: (known after apply)');
+    expect(text.stdout).toContain('+ target.event_ids: ["${Event/final.id}"] (Event/final.id known after apply)');
 
     const apply = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
     expect(apply.code).toBe(0);

@@ -7,6 +7,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 import { hostileServer } from '../helpers/hostile.js';
+import { renderGfm, sourceCells, sourceTables } from '../helpers/gfm.js';
 
 const TOKEN = 'tok_8d7c6b5a4f3e2d1c0b9a';
 let emu: Emulator | undefined;
@@ -123,13 +124,6 @@ describe('paths', () => {
 });
 
 describe('the pull-request comment', () => {
-  /** Each table of the comment as its rows (consecutive lines starting with a pipe). */
-  const tablesOf = (md: string) => md.split(/\n(?!\|)/).map((block) => block.split('\n').filter((l) => l.startsWith('|'))).filter((t) => t.length);
-  /** The comment without its code spans, where HTML is shown as text. */
-  const outsideCode = (md: string) => md.replace(/`[^`\n]*`/g, '');
-  /** Cells a row really has: pipes not escaped by a backslash. */
-  const cells = (row: string) => row.split(/(?<!\\)\|/).length;
-
   it('shows HTML, pipes, backticks and line breaks from documents and servers as text', async () => {
     const hostileId = '<img src=x onerror=alert(1)>';
     emu = await emulator({ vods: [{ id: hostileId, project_id: 'p', name: 'Old' }, { id: 'v2', project_id: 'p', name: 'Old' }] });
@@ -151,11 +145,13 @@ describe('the pull-request comment', () => {
     expect([plan.code, apply.code]).toEqual([0, 1]);
     expect(apply.stdout).toContain('❌');
     for (const md of [plan.stdout, apply.stdout]) {
-      expect(outsideCode(md)).not.toMatch(/<(img|script|b)\b|<\/details><script/i);
+      // As GitHub renders it: no element made from a document's or a server's text.
+      expect(renderGfm(md)).not.toMatch(/<(img|script|b)\b/i);
+      expect(renderGfm(md)).toContain('&lt;/details&gt;&lt;script&gt;');
       expect(md).not.toMatch(/^# heading/m);
-      const tables = tablesOf(md);
+      const tables = sourceTables(md);
       expect(tables.length).toBeGreaterThan(0);
-      for (const rows of tables) expect(rows.map(cells)).toEqual(rows.map(() => cells(rows[0])));
+      for (const rows of tables) expect(rows.map(sourceCells)).toEqual(rows.map(() => sourceCells(rows[0])));
     }
     expect(plan.stdout).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });

@@ -72,6 +72,11 @@ const accepted: Array<[string, { schema: string; text: string }]> = [
 
 const refused: Array<[string, { schema: string; text: string }]> = [
   ['${env} in a field that names the resource', { schema: 'offer.schema.json', text: 'kind: Offer\nNAME\nspec:\n  project_id: ${env.PROJECT}\n' }],
+  ['${env} in the id', { schema: 'event.schema.json', text: 'kind: Event\nNAME\nid: ${env.VIS}\nspec: {}\n' }],
+  ['${env} in duplicate_from', { schema: 'event.schema.json', text: 'kind: Event\nNAME\nduplicate_from: evt_${env.NUM}\nspec: {}\n' }],
+  ['${env} in moved_from', { schema: 'offer.schema.json', text: 'kind: Offer\nNAME\nmoved_from: ${env.VIS}\nspec:\n  project_id: p\n' }],
+  ['${env} in a content type base_type (its read query)', { schema: 'content-type.schema.json', text: 'kind: ContentType\nNAME\nid: ID\nspec:\n  project_id: p\n  base_type: ${env.VIS}\n' }],
+  ['${env} in a configuration type (its natural identity)', { ...ladder('video_bitrate: 1'), text: ladder('video_bitrate: 1').text.replace('CONFIGURATION_TYPE_TRANSCODER_STREAMS', '${env.VIS}') }],
   ['${env} in a policy resource_key', { schema: 'policy.schema.json', text: 'kind: Policy\nNAME\nspec:\n  resource_key: ${env.KEY}\n  policy: { bindings: [] }\n' }],
   ['${env} in a boolean (its value is text)', offer('  applies_to_all: ${env.FLAG}')],
   ['${env} in an integer', ladder('video_bitrate: "${env.NUM}"')],
@@ -135,8 +140,8 @@ describe('editor schemas agree with validate', async () => {
   });
 });
 
-/** The YAML files of examples/ that hold no tapedeck documents: the emulator's seeds and the CI recipe. */
-const notDocuments = ['ci/github-actions.yml', 'seed.yaml', 'seeds/portable-production.yaml', 'seeds/production.yaml', 'seeds/staging.yaml'];
+/** The YAML files of examples/ that hold no tapedeck documents: the emulator's seeds, the CI recipe, the agent's Deployment. */
+const notDocuments = ['agent/deployment.yaml', 'ci/github-actions.yml', 'seed.yaml', 'seeds/portable-production.yaml', 'seeds/production.yaml', 'seeds/staging.yaml'];
 const yamlFiles = readdirSync(join(root, 'examples'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.ya?ml$/.test(f)).sort();
 const exampleFiles = yamlFiles.filter((f) => !notDocuments.includes(f));
 const MODELINE = /^# yaml-language-server: \$schema=(\S+)$/;

@@ -61,6 +61,8 @@ describe('fast YAML reader', () => {
     ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
     ['an integer beyond 2^53', 'a: 9007199254740993\n'],
+    ['an escape beyond U+10FFFF (`yaml` reports it)', 'a: "\\U0011FFFF"\n'],
+    ['an escape of half a surrogate pair (load.ts reports a lone one)', 'a: "\\uD83D\\uDE00"\n'],
     ['a hexadecimal integer beyond 2^53', 'a: [0x20000000000001]\n'],
     ['an integer past the largest double', `a: ${'9'.repeat(400)}\n`],
     ['a key over 1000 characters (`yaml` refuses one over 1024)', `${'k'.repeat(1020)}: 1\n`],

@@ -20,7 +20,7 @@ describe('renderChange', () => {
   it.each([
     ['a scalar', { path: 'name', before: 'A', after: 'B' }, ['      ~ name: "A" → "B"']],
     ['an unset value', { path: 'name', before: undefined, after: 'B' }, ['      ~ name: (unset) → "B"']],
-    ['a reference not known yet', { path: 'target.event_ids', before: undefined, after: ['${Event/e.id}'] }, ['      ~ target.event_ids: (unset) → (known after apply)']],
+    ['a reference not known yet', { path: 'target.event_ids', before: undefined, after: ['${Event/e.id}', 'evt_x'] }, ['      ~ target.event_ids: (unset) → ["${Event/e.id}", "evt_x"] (Event/e.id known after apply)']],
     ['values added to and removed from a list (aligned, not by position)', { path: 'target.entity_ids', before: ['DE', 'NL'], after: ['BE', 'DE'] }, ['      ~ target.entity_ids:', '          + [0]: "BE"', '          - [1]: "NL"']],
     ['a list without a key reordered', { path: 'video_ids', before: ['a', 'b'], after: ['b', 'a'] }, ['      ~ video_ids:', '          - [0]: "a"', '          + [1]: "a"']],
     ['a price inside a list of prices', { path: 'offer_prices', before: [{ price: { units: '4' } }], after: [{ price: { units: '5' } }] }, ['      ~ offer_prices:', '          ~ [currency_code, billing_period unset].price: 4.00 (units 4, nanos 0) → 5.00 (units 5, nanos 0)']],
@@ -51,7 +51,7 @@ describe('values as a reviewer sees them', () => {
     [{ currency_code: 'JPY', nanos: 5 }, '0.000000005 JPY'],
     [{ units: '3' }, '3.00'],
   ])('Money %j reads as %s, beside its fields', (money, amount) => {
-    expect(price(money)).toBe(`${JSON.stringify([{ price: money }])} ([0].price: ${amount})`);
+    expect(price(money)).toBe(`${JSON.stringify([{ price: money }]).replace(/[,:]/g, '$& ')} ([0].price: ${amount})`);
   });
 
   it('a changed Money: its amount beside its units and nanos, in text and Markdown', () => {

@@ -1,22 +1,20 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { applyPlan } from '../../apply/apply.js';
 import { UserError } from '../../errors.js';
-import { changeDifferences, mismatches, readSavedPlan } from '../../plan/saved.js';
+import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
-import { applyFailed, destination, unrecorded } from '../../report/text.js';
+import { applyFailed, destination, hasChanges, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { loadDocuments } from '../check.js';
-import { baseUrl, makePlan, type Planned } from '../pipeline.js';
+import { applyPlanned, makePlan } from '../pipeline.js';
+import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
-import { planConfigurationHash, selectTargets } from '../targets.js';
 import { printPlan } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
@@ -56,6 +54,10 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
     const made = plan.targets ? `with --target ${plan.targets.join(', ')}` : 'without --target';
     throw new UserError(`the saved plan ${file} was made ${made}, not --target ${asked}: leave --target out (the plan applies with its own), or make the plan again`);
   }
+  const mode = plan.refresh ? 'changed' : 'full';
+  if (flags.refresh !== undefined && flags.refresh !== mode) {
+    throw new UserError(`the saved plan ${file} was made with --refresh ${mode}, not --refresh ${flags.refresh}: leave --refresh out (a saved plan reads only what it writes), or make the plan again`);
+  }
   if (!plan.configuration) return { plan, dir: dirArg };
   const dir = resolve(dirname(path), plan.configuration.dir);
   const given = dirArg === undefined ? undefined : resolve(io.cwd, dirArg);
@@ -78,8 +80,8 @@ async function planAndApply(backend: StateBackend, opts: RunOptions, flags: Appl
 }
 
 /**
- * A saved plan is applied only if nothing it was made from has moved: the plan is made again from the documents,
- * the state and the platform, and every change must be the same as the saved one; otherwise nothing is written.
+ * A saved plan is applied only if nothing it was made from has moved: the configuration, the state serial, and
+ * every resource it writes, read again; otherwise nothing is written (saved-apply.ts).
  */
 async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const made = await remakeSaved(saved, backend, opts, io);
@@ -95,31 +97,11 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
   }
 }
 
-/**
- * The saved plan made again, or why it is stale. Its documents are loaded in here so that they are not held while
- * the plan is applied.
- */
-async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
-  // What it was made from is checked before anything is read: another environment's URL may not even answer.
-  const docs = loadDocuments(opts, io);
-  const state = await State.open(backend);
-  const environment = { name: opts.envName, base_url: baseUrl(opts).href };
-  const planned = selectTargets(docs, opts.targets, state.managedAddresses());
-  const before = mismatches(saved, { environment, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
-  if (before.length) return { stale: before };
-  const made = await makePlan(opts, io, { docs, state });
-  const reasons = changeDifferences(saved, made.shown);
-  if (!reasons.length) return made;
-  await made.client.close();
-  return { stale: reasons };
-}
-
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
-  const { create, update, move, release } = plan.summary;
-  const changes = create + update + move + release;
+  const changes = hasChanges(plan);
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
     // The question names where the writes go: a "yes" meant for staging must not be given to production.
@@ -129,9 +111,8 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
       return 1;
     }
   }
-  state.writtenBy({ command: 'apply', configurationHash: plan.configuration_hash });
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, onResult: applying.tick });
+  const result = await applyPlanned({ plan, shown, state, client }, opts, 'apply', { onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));

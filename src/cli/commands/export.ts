@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { exportLive, type ExportTarget } from '../../adopt/export.js';
+import { forEnvironment, withVars } from '../../adopt/environments.js';
 import { makePortable, varsExample } from '../../adopt/portable.js';
-import { documentFiles, VARS_EXAMPLE_FILE } from '../../load/files.js';
+import { documentFiles, PROJECT_FILE, VARS_EXAMPLE_FILE } from '../../load/files.js';
 import { UserError } from '../../errors.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
@@ -40,7 +41,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
     throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`);
   }
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
-  const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }) : [];
+  const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }).docs : [];
   const client = makeClient(opts, io);
   try {
     return await withStateLock(opts, io, undefined, async (backend) => {
@@ -50,8 +51,12 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName });
       const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
       const { skipped } = live;
-      const portable = flags.portable ? makePortable(opts.registry, live.docs, flags.project) : undefined;
-      const docs = portable?.docs ?? live.docs;
+      // Into a directory whose tapedeck.yaml has environments, what ties a document to this one becomes a variable.
+      const perEnvironment = !flags.portable && Object.keys(opts.project?.environments ?? {}).length > 0;
+      const portable = flags.portable || perEnvironment ? makePortable(opts.registry, live.docs, flags.project) : undefined;
+      const envExport = perEnvironment && portable
+        ? forEnvironment(portable, opts.envName, opts.project?.environments?.[opts.envName]?.vars ?? {}) : undefined;
+      const docs = envExport?.docs ?? portable?.docs ?? live.docs;
       for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
       const byKind = new Map<string, typeof docs>();
       for (const d of docs) {
@@ -62,7 +67,12 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       for (const [base, list] of byKind) {
         writeFileSync(join(opts.dir, freeFile(opts.dir, base)), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
       }
-      if (portable) {
+      const added = Object.keys(envExport?.added ?? {});
+      if (envExport && added.length) {
+        const file = join(opts.dir, PROJECT_FILE);
+        writeFileSync(file, withVars(readFileSync(file, 'utf8'), opts.envName, envExport.added));
+      }
+      if (portable && !envExport) {
         const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
         writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
       }
@@ -72,8 +82,10 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       if (!opts.quiet) for (const s of skipped) io.out(`${s.kind} ${s.id}: already managed by ${s.by}, skipped\n`);
       const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}` : '';
       const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
-      const needs = portable ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
-      io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${recorded}${skips}.\n`);
+      const vars = added.length ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})` : '';
+      const only = envExport && docs.length ? `; each is marked environments: [${opts.envName}]` : '';
+      const needs = portable && !envExport ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
+      io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.\n`);
       return 0;
     });
   } finally {

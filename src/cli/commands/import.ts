@@ -65,7 +65,7 @@ export async function importCommand(address: string, id: string, dir: string | u
   if (!id.trim() || /[\s/]/.test(id)) {
     throw new UserError(`${JSON.stringify(id)} is not an id: give the resource's server id, e.g. off_8Hk2`);
   }
-  const { doc, k } = importable(loadDocuments(opts, io), address, id, (kind) => opts.registry.get(kind));
+  const { doc, k } = importable(loadDocuments(opts, io).docs, address, id, (kind) => opts.registry.get(kind));
   const client = makeClient(opts, io);
   try {
     return await withStateLock(opts, io, flags.lockTimeout, async (backend) => {

@@ -1,4 +1,4 @@
-import { ISSUE_FORMATS } from '../../report/formats.js';
+import { ISSUE_FORMATS, leftOutLine } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { checkDocuments, noDocuments, printIssues } from '../check.js';
@@ -6,7 +6,9 @@ import { checkDocuments, noDocuments, printIssues } from '../check.js';
 /** Offline: every document checked, every issue printed at once in the format asked for (also GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS, readsState: false });
-  const { issues, found } = checkDocuments(opts, io);
-  if (!found && !issues.length) throw noDocuments(opts);
-  return printIssues(opts, io, issues, found) ? 1 : 0;
+  const { issues, found, left } = checkDocuments(opts, io);
+  if (!found && !left && !issues.length) throw noDocuments(opts);
+  const failed = printIssues(opts, io, issues, found);
+  if (left) io.err(`${leftOutLine(left, opts.envName)}: not checked here; validate with their --env\n`);
+  return failed ? 1 : 0;
 }

@@ -1,0 +1,234 @@
+// The agent's loop: hold the state's lock (or stand by until the holder goes), reconcile every interval or when a
+// signed push arrives, and tell: the log, the metrics, the status, the notifications. One run at a time; a stop
+// lets the write in flight finish, then the state is saved and the lock released.
+import { UserError } from '../errors.js';
+import type { StateBackend } from '../state/backend.js';
+import { tapedeckVersion } from '../version.js';
+import type { Log } from './log.js';
+import type { AgentMetrics } from './metrics.js';
+import type { Notifier } from './notify.js';
+import { reconcile, type Commits, type RunInput, type RunReport } from './reconcile.js';
+import type { AgentSettings } from './settings.js';
+import { shownRepo } from './git.js';
+import { notifications } from './events.js';
+
+export interface AgentParts {
+  settings: AgentSettings;
+  environment: string;
+  /** the state as a user names it (a file, or the database URL with its password masked) */
+  stateShown: string;
+  /** a file state cannot be shared: a second agent is refused at start instead of standing by */
+  sharedState: boolean;
+  openBackend: () => Promise<StateBackend>;
+  run: Omit<RunInput, 'backend' | 'commits' | 'refresh' | 'stopping' | 'autoApply'>;
+  log: Log;
+  metrics: AgentMetrics;
+  notifier: Notifier;
+  mask: (t: string) => string;
+}
+
+type Role = 'starting' | 'leader' | 'standby' | 'stopping';
+
+export class Agent {
+  private backend: StateBackend | undefined;
+  private role: Role = 'starting';
+  private stopping = false;
+  private running = false;
+  private again = false;
+  private wake: (() => void) | undefined;
+  private runs = 0;
+  readonly commits: Commits = {};
+  private last: (RunReport & { started_at: string; finished_at: string; duration_ms: number }) | undefined;
+  private lastSuccessAt: string | undefined;
+  private lastError: { at: string; message: string } | undefined;
+  private nextRunAt: string | undefined;
+  private readonly told = { drift: '', failure: '' };
+
+  constructor(private readonly p: AgentParts) {}
+
+  get ready(): boolean {
+    return (
+      this.role === 'standby' ||
+      (this.role === 'leader' && this.runs > 0) ||
+      (this.role === 'stopping' && this.runs > 0)
+    );
+  }
+
+  /** Takes the lock: true when this agent is the one that reconciles. A file state held elsewhere is an error. */
+  async lead(): Promise<boolean> {
+    if (this.role === 'leader') {
+      // A database connection that ended took the lock with it: another agent may hold it now.
+      const lost = this.backend?.lockLost();
+      if (!lost) return true;
+      this.p.log('warn', 'the state lock is lost: taking it again, or standing by', { reason: lost });
+      await this.drop();
+    }
+    try {
+      this.backend ??= await this.p.openBackend();
+      await this.backend.lock(0);
+    } catch (e) {
+      if (!(e instanceof UserError) || !this.p.sharedState) throw e;
+      // A connection that failed may be broken for good: the next try opens a new one.
+      await this.drop();
+      if (this.role !== 'standby')
+        this.p.log('info', 'standing by: another agent holds the state lock', { reason: e.message });
+      this.role = 'standby';
+      return false;
+    }
+    this.p.log('info', 'holding the state lock: this agent reconciles', { state: this.p.stateShown });
+    this.role = 'leader';
+    this.p.metrics.leader(true);
+    return true;
+  }
+
+  private async drop(): Promise<void> {
+    const backend = this.backend;
+    this.backend = undefined;
+    if (this.role === 'leader') this.role = 'standby';
+    this.p.metrics.leader(false);
+    await backend?.close();
+  }
+
+  /** A reconcile now (a verified push): after the current one if one is running. */
+  trigger(): void {
+    if (this.running) this.again = true;
+    else this.wake?.();
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    this.nextRunAt = new Date(Date.now() + ms).toISOString();
+    return new Promise((done) => {
+      const timer = setTimeout(() => done(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        done();
+      };
+    });
+  }
+
+  /** Runs until stop(); the lock is released (the backend closed) before it returns. */
+  async loop(): Promise<void> {
+    try {
+      while (!this.stopping) {
+        if (await this.lead()) {
+          this.running = true;
+          try {
+            await this.tick();
+          } finally {
+            this.running = false;
+          }
+        }
+        if (this.again && !this.stopping) {
+          this.again = false;
+          continue;
+        }
+        if (!this.stopping) await this.sleep(this.p.settings.intervalMs);
+      }
+    } finally {
+      this.role = 'stopping';
+      this.nextRunAt = undefined;
+      await this.drop();
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const started = Date.now();
+    const n = this.runs;
+    const refresh: RunReport['refresh'] = n % this.p.settings.fullEvery === 0 ? 'full' : 'changed';
+    const report = await reconcile({
+      ...this.p.run,
+      backend: this.backend!,
+      commits: this.commits,
+      autoApply: this.p.settings.autoApply,
+      refresh,
+      stopping: () => this.stopping,
+    });
+    const finished = Date.now();
+    this.runs++;
+    this.last = {
+      ...report,
+      started_at: new Date(started).toISOString(),
+      finished_at: new Date(finished).toISOString(),
+      duration_ms: finished - started,
+    };
+    this.p.metrics.run(report.result, (finished - started) / 1000);
+    if (report.summary) this.p.metrics.planned(report.changes?.length ?? 0);
+    this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
+    if (report.result === 'success') this.lastSuccessAt = this.last.finished_at;
+    else this.lastError = { at: this.last.finished_at, message: report.error ?? report.result };
+    this.logRun(report, finished - started);
+    for (const e of notifications(report, this.p.environment, this.told)) this.p.notifier.notify(e);
+    // A database connection that broke loses the lock with it: stand by, and take it again if it is free.
+    if (report.result === 'failed' && this.backend && this.p.sharedState) {
+      try {
+        await this.backend.read();
+      } catch {
+        this.p.log('warn', 'the state database connection is lost: the lock is given up', {});
+        await this.drop();
+      }
+    }
+  }
+
+  private logRun(r: RunReport, ms: number): void {
+    const level = r.result === 'success' ? 'info' : r.result === 'invalid' ? 'warn' : 'error';
+    const changes = r.changes?.slice(0, 20).map((c) => `${c.action} ${c.address}`);
+    this.p.log(level, `run ${r.result}`, {
+      run: this.runs,
+      commit: r.commit?.slice(0, 12),
+      rejected: r.rejected?.slice(0, 12),
+      refresh: r.refresh,
+      duration_ms: ms,
+      summary: r.summary,
+      changes: changes?.length ? changes : undefined,
+      applied: r.applied,
+      error: r.error,
+    });
+    for (const d of r.result === 'success' ? [] : r.details.slice(0, 20))
+      this.p.log('debug', 'detail', { run: this.runs, line: d });
+  }
+
+  /** /status: where the agent stands; nothing secret (the repository without credentials, the state masked). */
+  status(): object {
+    const { settings } = this.p;
+    const l = this.last;
+    return JSON.parse(
+      this.p.mask(
+        JSON.stringify({
+          version: tapedeckVersion(),
+          role: this.role,
+          repository: shownRepo(settings.repo),
+          branch: settings.branch,
+          path: settings.path,
+          environment: this.p.environment,
+          state: this.p.stateShown,
+          auto_apply: settings.autoApply,
+          interval_ms: settings.intervalMs,
+          full_every: settings.fullEvery,
+          commit: this.commits.good ?? null,
+          rejected_commit: this.commits.rejected ?? null,
+          runs: this.runs,
+          last_run: l
+            ? {
+                result: l.result,
+                started_at: l.started_at,
+                finished_at: l.finished_at,
+                duration_ms: l.duration_ms,
+                refresh: l.refresh,
+                requests: l.requests,
+              }
+            : null,
+          last_plan: l?.summary ? { commit: l.commit, summary: l.summary, changes: l.changes } : null,
+          last_apply: l?.applied ?? null,
+          last_success_at: this.lastSuccessAt ?? null,
+          last_error: this.lastError ?? null,
+          next_run_at: this.role === 'stopping' ? null : (this.nextRunAt ?? null),
+        }),
+      ),
+    );
+  }
+}

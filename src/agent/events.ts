@@ -1,0 +1,74 @@
+// What a run tells the notification URLs: drift found (report mode), changes applied, a commit rejected, a failure.
+// A state that stays the same (the same drift, the same failure) is told once, not at every interval.
+import type { AgentEvent } from './notify.js';
+import type { RunReport } from './reconcile.js';
+
+const short = (c?: string) => c?.slice(0, 12);
+export const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const listed = (changes: { address: string; action: string }[]) =>
+  `${changes
+    .slice(0, 10)
+    .map((c) => `${c.action} ${c.address}`)
+    .join(', ')}${changes.length > 10 ? `, and ${changes.length - 10} more` : ''}`;
+
+/** `told` remembers what was last told (the drift's and the failure's fingerprints), across runs. */
+export function notifications(
+  r: RunReport,
+  environment: string,
+  told: { drift: string; failure: string },
+): AgentEvent[] {
+  const base = { environment, commit: r.commit };
+  const events: AgentEvent[] = [];
+  if (r.result === 'invalid') {
+    if (r.error !== told.failure)
+      events.push({
+        ...base,
+        event: 'invalid',
+        rejected_commit: r.rejected,
+        error: r.error,
+        text: `tapedeck ${environment}: ${r.error}`,
+      });
+    told.failure = r.error ?? '';
+    return events;
+  }
+  if (r.applied && r.applied.applied > 0) {
+    events.push({
+      ...base,
+      event: 'applied',
+      summary: r.applied,
+      text: `tapedeck ${environment}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: `
+        + listed(r.changes ?? []),
+    });
+    told.drift = '';
+  } else if (r.changes?.length && !r.applied) {
+    const fingerprint = `${r.commit} ${listed(r.changes)}`;
+    const n = r.changes.length;
+    if (fingerprint !== told.drift) {
+      events.push({
+        ...base,
+        event: 'drift',
+        summary: r.summary,
+        changes: r.changes.slice(0, 100),
+        text: `tapedeck ${environment}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} `
+          + `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
+      });
+    }
+    told.drift = fingerprint;
+  } else if (r.summary) {
+    told.drift = '';
+  }
+  if (r.result === 'failed') {
+    if (r.error !== told.failure)
+      events.push({
+        ...base,
+        event: 'failed',
+        error: r.error,
+        failures: r.failures,
+        text: `tapedeck ${environment}: the run failed: ${r.error}`,
+      });
+    told.failure = r.error ?? '';
+  } else {
+    told.failure = '';
+  }
+  return events;
+}

@@ -1,0 +1,130 @@
+// The agent's copy of the repository, through the system's `git`: cloned once into a directory of its own, then
+// fetched and checked out commit by commit. Never a prompt (no terminal to answer it), never a hook, a time limit on
+// every call, and credentials in the URL never shown.
+import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+
+/** A clone or fetch that takes longer than this is stopped and reported; the next run tries again. */
+const GIT_TIMEOUT_MS = 120_000;
+
+/** The repository as it may be shown: a URL without its user name or password; a local path as given. */
+export function shownRepo(repo: string): string {
+  try {
+    const url = new URL(repo);
+    if (!url.username && !url.password) return repo;
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return repo;
+  }
+}
+
+/** The secrets a repository URL may carry (https://user:token@host/...), to register before anything is printed. */
+export function repoSecrets(repo: string): string[] {
+  try {
+    const url = new URL(repo);
+    return [url.password, decodeURIComponent(url.password), url.username.length > 20 ? url.username : ''].filter(
+      Boolean,
+    );
+  } catch {
+    return [];
+  }
+}
+
+export class Checkout {
+  constructor(
+    private readonly repo: string,
+    private readonly branch: string,
+    readonly dir: string,
+    private readonly mask: (t: string) => string,
+  ) {}
+
+  private git(args: string[], cwd?: string): Promise<string> {
+    return new Promise((done, fail) => {
+      execFile(
+        'git',
+        args,
+        {
+          cwd: cwd ?? this.dir,
+          timeout: GIT_TIMEOUT_MS,
+          maxBuffer: 1 << 20,
+          env: {
+            ...process.env,
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_ASKPASS: 'echo',
+            SSH_ASKPASS: 'echo',
+            GIT_CONFIG_NOSYSTEM: '1',
+            LC_ALL: 'C',
+          },
+        },
+        (error, stdout, stderr) => {
+          if (!error) return done(stdout.trim());
+          const why = (error as { killed?: boolean }).killed
+            ? `no answer within ${GIT_TIMEOUT_MS / 1000} s`
+            : (error as NodeJS.ErrnoException).code === 'ENOENT'
+              ? 'the git command is not installed'
+              : stderr
+                  .trim()
+                  .split('\n')
+                  .filter((l) => !/^hint:/.test(l))
+                  .slice(-2)
+                  .join(' ') || error.message;
+          fail(
+            new UserError(
+              `git ${args[0]} of ${shownRepo(this.repo)} (branch ${this.branch}) failed: ${this.mask(why)}`,
+            ),
+          );
+        },
+      );
+    });
+  }
+
+  /** The URL as git is given it: a local path made absolute, so a later fetch from the clone finds it. */
+  private source(cwd: string): string {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(this.repo) || /^[^/]+@[^/:]+:/.test(this.repo)) return this.repo;
+    const local = resolve(cwd, this.repo);
+    if (!existsSync(local) || !statSync(local).isDirectory())
+      throw new UserError(`--repo ${this.repo}: no such directory (give a URL, or the path of a git repository)`);
+    return local;
+  }
+
+  /** Clones the branch (no checkout yet); the commit at its tip. */
+  async clone(cwd: string): Promise<string> {
+    await this.git(
+      [
+        'clone',
+        '--quiet',
+        '--no-checkout',
+        '--single-branch',
+        '--branch',
+        this.branch,
+        '--',
+        this.source(cwd),
+        this.dir,
+      ],
+      cwd,
+    );
+    return this.git(['rev-parse', '--verify', 'HEAD^{commit}']);
+  }
+
+  /** The branch's tip as the remote has it now. */
+  async fetch(): Promise<string> {
+    await this.git([
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      'origin',
+      `+refs/heads/${this.branch}:refs/remotes/origin/${this.branch}`,
+    ]);
+    return this.git(['rev-parse', '--verify', `refs/remotes/origin/${this.branch}^{commit}`]);
+  }
+
+  /** The working tree becomes exactly that commit: nothing left over from another (untracked files removed). */
+  async checkout(commit: string): Promise<void> {
+    await this.git(['checkout', '--quiet', '--force', '--detach', commit]);
+    await this.git(['clean', '--quiet', '-ffdx']);
+  }
+}

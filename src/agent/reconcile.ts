@@ -1,0 +1,155 @@
+// One reconcile: fetch the branch, check a new commit (one that fails is reported and never used: the last good
+// commit stays checked out), then plan it through the same pipeline as `plan`, and with --auto-apply write the plan
+// through the same apply as `apply`. The run's output (issues, failures) is captured for the log and the status.
+import { join } from 'node:path';
+import { ApiError, errorLine, Reported, UserError } from '../errors.js';
+import { checkDocuments } from '../cli/check.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../cli/options.js';
+import { applyPlanned, makePlan } from '../cli/pipeline.js';
+import { formatIssue } from '../report/text.js';
+import type { StateBackend } from '../state/backend.js';
+import { State } from '../state/state.js';
+import type { ApplyResult, Io, Plan } from '../types.js';
+import { counted } from './events.js';
+import type { Checkout } from './git.js';
+import type { RunResult } from './metrics.js';
+
+export interface RunReport {
+  result: RunResult;
+  /** the commit planned (the last good one), if any */
+  commit?: string;
+  /** a new commit that failed its checks in this run */
+  rejected?: string;
+  refresh: 'full' | 'changed';
+  summary?: Plan['summary'];
+  /** what the plan would change (create, update, release, ...), by address */
+  changes?: { address: string; action: string }[];
+  applied?: ApplyResult['summary'];
+  /** applied changes that did not go through, by address */
+  failures?: { address: string; outcome: string; error?: string }[];
+  error?: string;
+  /** the run's messages (document issues, platform failures), as `plan` would have printed them */
+  details: string[];
+  requests: { reads: number; writes: number; throttled: number };
+}
+
+/** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */
+export interface Commits {
+  good?: string;
+  rejected?: string;
+}
+
+export interface RunInput {
+  checkout: Checkout;
+  path: string;
+  flags: CommonFlags;
+  backend: StateBackend;
+  commits: Commits;
+  autoApply: boolean;
+  refresh: 'full' | 'changed';
+  stopping: () => boolean;
+  /** the agent's Io: its environment, its secrets */
+  io: Io;
+}
+
+/** The run's own Io: output captured line by line; file names relative to the checkout, as in the repository. */
+function capturing(io: Io, cwd: string, details: string[]): Io {
+  const keep = (t: string) => {
+    for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
+  };
+  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
+}
+
+/** The run's options for the checked-out commit (quiet: no progress lines). */
+export const runOptions = (input: RunInput, io: Io): RunOptions =>
+  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true }, io);
+
+/** A commit's problems (project file, documents), or none: the same checks as `validate`. */
+function problems(input: RunInput, io: Io, details: string[]): string | undefined {
+  try {
+    const opts = runOptions(input, io);
+    const { issues, found } = checkDocuments(opts, io);
+    const errors = issues.filter((i) => i.severity === 'error');
+    for (const i of errors) details.push(formatIssue(i));
+    if (errors.length)
+      return `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`;
+    if (!found) return `no documents found in ${input.path} (every *.yaml/*.yml below it is read)`;
+    return undefined;
+  } catch (e) {
+    if (e instanceof Reported) return details[0] ?? 'the project file or the options are not valid';
+    if (e instanceof UserError) return e.line();
+    throw e;
+  }
+}
+
+export async function reconcile(input: RunInput): Promise<RunReport> {
+  const details: string[] = [];
+  const io = capturing(input.io, input.checkout.dir, details);
+  const report: RunReport = {
+    result: 'failed',
+    refresh: input.refresh,
+    details,
+    requests: { reads: 0, writes: 0, throttled: 0 },
+  };
+  const { commits, checkout } = input;
+  try {
+    const head = await checkout.fetch();
+    if (head !== commits.good && head !== commits.rejected) {
+      await checkout.checkout(head);
+      const problem = problems(input, io, details);
+      if (problem) {
+        commits.rejected = head;
+        if (commits.good) await checkout.checkout(commits.good);
+        return {
+          ...report,
+          result: 'invalid',
+          rejected: head,
+          commit: commits.good,
+          error: `commit ${head.slice(0, 12)} was not applied: ${problem}`,
+        };
+      }
+      commits.good = head;
+      commits.rejected = undefined;
+    }
+    if (!commits.good)
+      return {
+        ...report,
+        result: 'invalid',
+        error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)`,
+      };
+    report.commit = commits.good;
+    const opts = runOptions(input, io);
+    // The documents were checked when the commit arrived; the token, variables from the environment and the
+    // platform may have changed since, so every run loads and checks them again, as `plan` does.
+    const planned = await makePlan(opts, io, { state: () => State.open(input.backend) });
+    try {
+      const { plan } = planned;
+      report.summary = plan.summary;
+      report.changes = plan.changes
+        .filter((c) => c.action !== 'noop')
+        .map((c) => ({ address: c.address, action: c.action }));
+      if (input.autoApply && report.changes.length) {
+        const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
+        report.applied = result.summary;
+        report.failures = result.results
+          .filter((r) => r.outcome !== 'applied')
+          .map((r) => ({ address: r.address, outcome: r.outcome, ...(r.error ? { error: r.error } : {}) }));
+        if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
+          const [first] = report.failures;
+          const why = first.error ?? first.outcome;
+          report.error = `${counted(report.failures.length, 'change')} not applied; first: ${first.address}: ${why}`;
+          return report;
+        }
+      }
+    } finally {
+      report.requests = { ...planned.client.counts };
+      await planned.client.close();
+    }
+    return { ...report, result: 'success' };
+  } catch (e) {
+    if (e instanceof Reported)
+      return { ...report, error: details.find((d) => !/^\d+ more/.test(d)) ?? 'the run failed (see the details)' };
+    if (e instanceof UserError || e instanceof ApiError) return { ...report, error: errorLine(e) };
+    throw e;
+  }
+}

@@ -1,0 +1,105 @@
+// The agent's own settings: its flags, over the `agent:` section of the configuration's tapedeck.yaml, over the
+// defaults. Every rule runs and all problems are reported together, as buildOptions does for the run's options.
+import { UserError } from '../errors.js';
+import type { AgentSection } from '../project/project.js';
+import { collectProblems, positiveInt } from '../cli/options.js';
+
+export interface AgentFlags {
+  repo?: string;
+  branch?: string;
+  path?: string;
+  interval?: string;
+  fullEvery?: string;
+  autoApply?: boolean;
+  listen?: string;
+  webhookSecretFile?: string;
+  notify?: string[];
+  logFormat?: string;
+}
+
+export interface AgentSettings {
+  repo: string;
+  branch: string;
+  /** the configuration's directory inside the repository */
+  path: string;
+  intervalMs: number;
+  fullEvery: number;
+  autoApply: boolean;
+  listen: { host: string; port: number };
+  webhookSecretFile?: string;
+  notify: string[];
+  logFormat: 'text' | 'json';
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Short enough for tests, long enough that a typo (`5` for `5m`) cannot make the agent hammer the platform. */
+const MIN_INTERVAL_MS = 100;
+
+/** `5m`, `30s`, `200ms`, `1h`: a whole number and its unit. */
+export function parseDuration(name: string, raw: string): number {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
+  if (!(ms >= MIN_INTERVAL_MS))
+    throw new UserError(
+      `${name} must be a duration of at least ${MIN_INTERVAL_MS}ms such as 30s, 5m or 1h, not ${JSON.stringify(raw)}`,
+    );
+  return ms;
+}
+
+/** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (loopback); port 0 takes any free one (the log says which). */
+export function parseListen(raw: string): { host: string; port: number } {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):(\d{1,5})$/.exec(raw);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535)
+    throw new UserError(
+      `--listen takes HOST:PORT (e.g. 127.0.0.1:9464, 0.0.0.0:9464 or [::1]:9464), not ${JSON.stringify(raw)}`,
+    );
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+function notifyUrl(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol))
+    throw new UserError('--notify takes an http(s) URL (the URL itself is not repeated here: it may hold a token)');
+  return url.href;
+}
+
+export function agentSettings(flags: AgentFlags, section: AgentSection = {}): AgentSettings {
+  const { problems, check } = collectProblems();
+  if (!flags.repo)
+    problems.push('--repo is needed: the URL of the repository to pull (https://, file:// or a local path)');
+  const fromFile = (flag: string, key: keyof AgentSection) =>
+    section[key] === undefined ? flag : `tapedeck.yaml agent.${key}`;
+  const interval = flags.interval ?? section.interval ?? '5m';
+  const intervalMs = check(() => parseDuration(fromFile('--interval', 'interval'), interval)) ?? 0;
+  const fullEvery = check(() => positiveInt('--full-every', flags.fullEvery, section.full_every ?? 12)) ?? 1;
+  const listen = check(() => parseListen(flags.listen ?? section.listen ?? '127.0.0.1:9464'));
+  const logFormat = flags.logFormat ?? section.log_format ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json')
+    problems.push(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`);
+  const notify = (flags.notify?.length ? flags.notify : (section.notify ?? [])).map(
+    (u) => check(() => notifyUrl(u)) ?? '',
+  );
+  const path = flags.path ?? '.';
+  if (path.split(/[\\/]/).includes('..'))
+    problems.push(`--path is a directory inside the repository, not ${JSON.stringify(path)}`);
+  if (problems.length === 1) throw new UserError(problems[0]);
+  if (problems.length) throw new UserError(`${problems.length} problems: ${problems.join('; ')}`);
+  return {
+    repo: flags.repo!,
+    branch: flags.branch ?? 'main',
+    path,
+    intervalMs,
+    fullEvery,
+    autoApply: flags.autoApply ?? section.auto_apply ?? false,
+    listen: listen!,
+    webhookSecretFile: flags.webhookSecretFile ?? section.webhook_secret_file,
+    notify,
+    logFormat: logFormat as 'text' | 'json',
+  };
+}

@@ -1,0 +1,196 @@
+// `tapedeck agent`: the repository cloned into a directory of its own, the settings read from its first commit's
+// tapedeck.yaml under the flags, the state's lock taken (a file state held elsewhere refuses the start; a database
+// state stands by), the listener started, then the loop until SIGTERM (or `stop`, for tests).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Agent } from '../../agent/agent.js';
+import { Checkout, repoSecrets, shownRepo } from '../../agent/git.js';
+import { listen } from '../../agent/listener.js';
+import { makeLog } from '../../agent/log.js';
+import { AgentMetrics } from '../../agent/metrics.js';
+import { Notifier } from '../../agent/notify.js';
+import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
+import { Reported, UserError } from '../../errors.js';
+import { loadProject } from '../../project/project.js';
+import { renderers } from '../../report/formats.js';
+import { isPostgresUrl } from '../../state/postgres-url.js';
+import { readBounded } from '../../util/files.js';
+import type { Io } from '../io.js';
+import { buildOptions, MAX_TOKEN_FILE_BYTES, type CommonFlags, type RunOptions } from '../options.js';
+import { stateBackend, stateShown } from '../state-access.js';
+
+export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
+
+/**
+ * The webhook secret: the file's content (read at each delivery, so a rotated secret needs no restart), or the
+ * environment's.
+ */
+function webhookSecret(file: string | undefined, io: Io): () => string | undefined {
+  const read = () => {
+    const s = file
+      ? readBounded(file, MAX_TOKEN_FILE_BYTES)?.toString('utf8').trim()
+      : io.env.TAPEDECK_WEBHOOK_SECRET?.trim();
+    if (s) io.secret?.(s);
+    return s || undefined;
+  };
+  try {
+    read();
+  } catch (e) {
+    throw new UserError(`cannot read --webhook-secret-file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  return () => {
+    try {
+      return read();
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The runs' options, from the first commit. A file state lives on the agent's disk, never in its checkout (which is
+ * cleaned at every commit): --state FILE, else .tapedeck/<env>.state.json in the working directory.
+ */
+function firstOptions(
+  flags: CommonFlags,
+  settings: AgentSettings,
+  checkout: Checkout,
+  io: Io,
+): { opts: RunOptions; flags: CommonFlags } {
+  const runIo = { ...io, cwd: checkout.dir };
+  const dir = join(checkout.dir, settings.path);
+  const opts = buildOptions(dir, { ...flags, quiet: true }, runIo);
+  if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
+  if (opts.project?.environments?.[opts.envName]?.state) {
+    throw new UserError(
+      `tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is ` +
+        `replaced at every commit: give the agent --state FILE (on its own disk) or a postgres:// state`,
+    );
+  }
+  const pinned = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
+  return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo), flags: pinned };
+}
+
+export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Promise<void>): Promise<number> {
+  const mask = (t: string) => io.mask?.(t) ?? t;
+  for (const s of [...repoSecrets(flags.repo ?? ''), ...(flags.notify ?? [])]) io.secret?.(s);
+  const early = agentSettings(flags);
+  // Paths on the agent's machine are made absolute: the runs' working directory is the checkout.
+  const abs = (p: string) => resolve(io.cwd, p);
+  const runFlags: CommonFlags = {
+    baseUrl: flags.baseUrl,
+    tokenFile: flags.tokenFile && abs(flags.tokenFile),
+    env: flags.env,
+    state: flags.state && !isPostgresUrl(flags.state) ? abs(flags.state) : flags.state,
+    concurrency: flags.concurrency,
+    maxRps: flags.maxRps,
+    timeout: flags.timeout,
+    retries: flags.retries,
+    retryDeadline: flags.retryDeadline,
+    deadline: flags.deadline,
+    insecureHttp: flags.insecureHttp,
+    debug: flags.debug,
+    var: flags.var,
+    varFile: flags.varFile?.map(abs),
+    recreateMissing: flags.recreateMissing,
+  };
+  const work = mkdtempSync(join(tmpdir(), 'tapedeck-agent-'));
+  const stops: (() => void)[] = [];
+  try {
+    const checkout = new Checkout(early.repo, early.branch, join(work, 'repo'), mask);
+    await checkout.checkout(await checkout.clone(io.cwd));
+    const { project, issues } = loadProject(join(checkout.dir, early.path), checkout.dir);
+    if (issues.length) {
+      io.err(renderers.text.issues({ issues }).err);
+      throw new Reported();
+    }
+    const settings = agentSettings(flags, project?.agent);
+    for (const s of settings.notify) io.secret?.(s);
+    const secret = webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io);
+    const { opts, flags: pinned } = firstOptions(runFlags, settings, checkout, io);
+    opts.token(); // a missing or unusable token stops the start, not every run
+    const log = makeLog(io, settings.logFormat, opts.debug);
+    const metrics = new AgentMetrics();
+    const notifier = new Notifier(settings.notify, log, mask);
+    const sharedState = opts.state.kind === 'postgres';
+    const agent = new Agent({
+      settings,
+      environment: opts.envName,
+      stateShown: stateShown(opts, io),
+      sharedState,
+      metrics,
+      notifier,
+      log,
+      mask,
+      openBackend: () => stateBackend(opts, io),
+      run: { checkout, path: settings.path, flags: pinned, io },
+    });
+    // A file state is one machine's: a second agent (or an apply) holding it refuses this start.
+    if (!sharedState) await agent.lead();
+    const listening = await listen(settings.listen.host, settings.listen.port, {
+      metrics: async () => ({ text: await metrics.text(), contentType: metrics.contentType }),
+      ready: () => agent.ready,
+      status: () => agent.status(),
+      secret,
+      branch: settings.branch,
+      trigger: () => {
+        log('info', 'webhook: a push to the branch, reconciling now', {});
+        agent.trigger();
+      },
+      refused: (why) => log('warn', 'webhook refused', { reason: why }),
+    }).catch((e) => {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UserError(
+        `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`,
+      );
+    });
+    stops.push(
+      () => listening.server.close(),
+      () => listening.server.closeAllConnections(),
+    );
+    log('info', 'agent started', {
+      listen: listening.url,
+      repository: shownRepo(settings.repo),
+      branch: settings.branch,
+      path: settings.path,
+      environment: opts.envName,
+      state: stateShown(opts, io),
+      auto_apply: settings.autoApply,
+      interval_ms: settings.intervalMs,
+    });
+    stops.push(onSignals(agent, log, stop));
+    await agent.loop();
+    await notifier.settle(2000);
+    log('info', 'agent stopped: the state is saved and its lock released', {});
+    return 0;
+  } finally {
+    for (const s of stops) s();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** SIGTERM (or SIGINT) once: stop after the write in flight. Twice: exit at once (as safe as a killed apply). */
+function onSignals(agent: Agent, log: ReturnType<typeof makeLog>, stop?: Promise<void>): () => void {
+  let asked = 0;
+  const onSignal = (signal: string) => {
+    if (++asked === 1) {
+      log('info', `${signal}: stopping after the write in flight`, {});
+      agent.stop();
+    } else {
+      log('warn', `${signal} again: exiting now`, {});
+      process.exit(128 + 15);
+    }
+  };
+  void stop?.then(() => onSignal('stop'));
+  const term = () => onSignal('SIGTERM');
+  const int = () => onSignal('SIGINT');
+  if (!stop) {
+    process.on('SIGTERM', term);
+    process.on('SIGINT', int);
+  }
+  return () => {
+    process.off('SIGTERM', term);
+    process.off('SIGINT', int);
+  };
+}

@@ -1,0 +1,51 @@
+// apply --plan: the saved plan as reviewed, made ready to execute. Only the resources it writes are read again
+// (with what their writes need to read: a create's lists, a duplicate's source); each write is made again from the
+// documents (values from the environment taken again by name) and what was read now, and must equal the saved one
+// once masked. Nothing else is read or planned: the saved plan's other changes (noops, moves, releases) are
+// executed as saved.
+import { maskChange } from '../plan/sensitive.js';
+import { changeDifferences, mismatches } from '../plan/saved.js';
+import type { StateBackend } from '../state/backend.js';
+import { State } from '../state/state.js';
+import type { Plan } from '../types.js';
+import { loadDocuments } from './check.js';
+import type { Io } from './io.js';
+import type { RunOptions } from './options.js';
+import { baseUrl, makeClient, readAndPlan, type Planned } from './pipeline.js';
+import { planConfigurationHash, selectTargets } from './targets.js';
+
+/**
+ * The saved plan ready to execute, or why it is stale (nothing written). What it was made from (environment,
+ * configuration, state serial) is checked before anything is read: another environment's URL may not even answer.
+ * The documents are loaded in here so that they are not held while the plan is applied.
+ */
+export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
+  const { docs } = loadDocuments(opts, io);
+  const state = await State.open(backend);
+  const url = baseUrl(opts);
+  const planned = selectTargets(docs, opts.targets, state.managedAddresses());
+  const before = mismatches(saved, { environment: { name: opts.envName, base_url: url.href }, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
+  if (before.length) return { stale: before };
+  state.bindTo({ origin: url.origin, environment: opts.envName });
+  const writes = saved.changes.filter((c) => c.request);
+  const written = new Set(writes.map((c) => c.address));
+  // A write's references to resources it does not write take the ids the saved plan has for them.
+  const ids = new Map(saved.changes.filter((c) => c.id).map((c) => [c.address, c.id!]));
+  const toRead = planned.filter((d) => written.has(d.address));
+  const client = makeClient(opts, io);
+  try {
+    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: docs, state, knownId: (a) => ids.get(a) }, client, opts, io);
+    const fresh = new Map(changes.filter((c) => written.has(c.address)).map((c) => [c.address, c]));
+    const stale = changeDifferences({ ...saved, changes: writes }, { ...saved, changes: [...fresh.values()].map(maskChange) });
+    if (stale.length) {
+      await client.close();
+      return { stale };
+    }
+    // The writes as made now hold the values of sensitive fields; the saved plan shows what was reviewed.
+    const plan: Plan = { ...saved, changes: saved.changes.map((c) => fresh.get(c.address) ?? c), requests: { reads: client.counts.reads } };
+    return { plan, shown: saved, state, client };
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}

@@ -1,0 +1,84 @@
+// --refresh changed: which documents are read at all. A document whose desired values are the ones the state
+// recorded after the last apply is taken as the state recorded it: not read, so drift in it is not checked (a full
+// plan checks it). Everything else is read as in a full plan: documents whose values changed (a variable, a
+// reference's id), creates, renames, pending creates, entries from an older tapedeck without recorded fields, and
+// documents with values from the environment (never stored, so never known to be unchanged). Pure: no network.
+import type { Registry } from '../kinds/registry.js';
+import type { KindDef } from '../kinds/types.js';
+import { managedFields } from '../diff/diff.js';
+import { desiredOf } from '../resolve/desired.js';
+import { dependencyGraph, hasReference } from '../resolve/refs.js';
+import { fieldAt, resourceModel } from '../schema/model.js';
+import { deepEqual, normalize, type JsonObject } from '../schema/values.js';
+import type { State, StateEntry } from '../state/state.js';
+import type { Document, Observed } from '../types.js';
+import { waves } from '../util/pool.js';
+
+export interface Refreshed {
+  /** the documents to read */
+  read: Document[];
+  /** the others, as the state recorded them (their live resource is taken to be their desired values) */
+  trusted: Map<string, Observed>;
+}
+
+/** Whether the managed fields of `desired` are, by meaning, exactly those the state recorded. */
+function sameAsRecorded(k: KindDef, desired: JsonObject, recorded: Record<string, unknown>): boolean {
+  const model = resourceModel(k.schema);
+  const managed = managedFields(model, desired);
+  const paths = Object.keys(managed);
+  if (paths.length !== Object.keys(recorded).length) return false;
+  return paths.every((p) => Object.hasOwn(recorded, p) &&
+    deepEqual(managed[p] ?? null, normalize(fieldAt(model, p), recorded[p]) ?? null));
+}
+
+/** The id the state knows a document by, where it is the one a read would find (no rename, no pending create). */
+function recordedId(doc: Document, k: KindDef, entry: StateEntry, desired: JsonObject): string | undefined {
+  if (k.identity.by === 'key') {
+    const key = String(desired[k.identity.field]);
+    return !hasReference(key) && entry.id === key ? key : undefined;
+  }
+  const id = doc.id ?? entry.id;
+  return id && entry.id === id ? id : undefined;
+}
+
+/**
+ * The documents a `--refresh changed` plan reads, and the observations of the others. References are filled in
+ * with the ids known without reading (those of documents taken from the state, else a document's own id or the
+ * state's): a reference whose target has no such id leaves its text in, which no recorded value holds.
+ */
+export function changedSinceApply(docs: Document[], registry: Registry, state: State): Refreshed {
+  const graph = dependencyGraph(docs);
+  const trusted = new Map<string, Observed>();
+  const read: Document[] = [];
+  const byAddress = graph.size ? new Map(docs.map((d) => [d.address, d])) : undefined;
+  const idOf = (a: string) => {
+    const taken = trusted.get(a);
+    if (taken) return taken.id;
+    const d = byAddress?.get(a);
+    if (!d || registry.get(d.kind)!.identity.by === 'key') return undefined;
+    return d.id ?? state.entry(a)?.id ?? (d.moved_from ? state.entry(d.moved_from)?.id : undefined);
+  };
+  // Targets before the documents referring to them, so that a target taken from the state lends its id.
+  const ordered = graph.size ? waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? []).flat() : docs;
+  for (const doc of ordered) {
+    const k = registry.get(doc.kind)!;
+    const entry = state.entry(doc.address);
+    const o = entry && observedAsRecorded(doc, k, entry, graph.has(doc.address), idOf);
+    if (o) trusted.set(doc.address, o);
+    else read.push(doc);
+  }
+  // In the configuration's order, as a full plan reads them.
+  return { read: read.length === docs.length ? docs : docs.filter((d) => !trusted.has(d.address)), trusted };
+}
+
+function observedAsRecorded(doc: Document, k: KindDef, entry: StateEntry, refers: boolean, idOf: (a: string) => string | undefined): Observed | undefined {
+  // A released entry is read: the document that comes back takes its resource back (a restore).
+  if (!entry.fields || entry.pending_since || entry.released_at || doc.sensitive?.length) return undefined;
+  const { desired, source } = desiredOf(doc, k, refers, idOf);
+  // A duplicate's placeholder stands for the source's value, which only a read tells.
+  if (source && k.duplicate && JSON.stringify(desired).includes(k.duplicate.placeholder)) return undefined;
+  const id = recordedId(doc, k, entry, desired);
+  if (!id || !sameAsRecorded(k, desired, entry.fields)) return undefined;
+  // Every field from the start, in readLive's order: one shape for every observation.
+  return { doc, desired, source, id, live: desired, moved_from: undefined, from_state: k.identity.by !== 'key' && doc.id === undefined, adopted_by: undefined, restored: undefined, notes: undefined };
+}

@@ -1,0 +1,76 @@
+// The agent's pure parts, as tables: durations, listen addresses, the webhook's signature and what a delivery asks
+// for, and which notifications a run's report makes (each drift or failure told once).
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { notifications } from '../../src/agent/events.js';
+import type { RunReport } from '../../src/agent/reconcile.js';
+import { parseDuration, parseListen } from '../../src/agent/settings.js';
+import { hookAction, signatureValid } from '../../src/agent/webhook.js';
+
+describe('agent settings', () => {
+  it.each([['200ms', 200], ['30s', 30_000], ['5m', 300_000], ['1h', 3_600_000], ['100ms', 100]])('duration %s is %d ms', (raw, ms) => {
+    expect(parseDuration('--interval', raw)).toBe(ms);
+  });
+  it.each(['5', '99ms', '0s', '1.5m', '5 m', 'm', '-1s', '1d'])('duration %j is refused', (raw) => {
+    expect(() => parseDuration('--interval', raw)).toThrow(/--interval must be a duration of at least 100ms/);
+  });
+  it.each([
+    ['127.0.0.1:9464', { host: '127.0.0.1', port: 9464 }], ['0.0.0.0:0', { host: '0.0.0.0', port: 0 }],
+    ['[::1]:80', { host: '::1', port: 80 }], [':9464', { host: '127.0.0.1', port: 9464 }], ['localhost:1', { host: 'localhost', port: 1 }],
+  ])('listen %s', (raw, expected) => {
+    expect(parseListen(raw)).toEqual(expected);
+  });
+  it.each(['9464', 'host', 'h:70000', '::1:80', 'a b:1', 'h:'])('listen %j is refused', (raw) => {
+    expect(() => parseListen(raw)).toThrow(/--listen takes HOST:PORT/);
+  });
+});
+
+describe('the webhook', () => {
+  const body = Buffer.from('{"ref":"refs/heads/main"}');
+  const sig = (secret: string, b = body) => `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
+  it.each([
+    ['the right signature', 's', sig('s'), true],
+    ['another secret', 's', sig('t'), false],
+    ['no secret configured', undefined, sig('s'), false],
+    ['no header', 's', undefined, false],
+    ['sha1', 's', sig('s').replace('sha256=', 'sha1='), false],
+    ['cut short', 's', sig('s').slice(0, -2), false],
+    ['not hex', 's', `sha256=${'z'.repeat(64)}`, false],
+    ['upper-case hex (Buffer reads it the same)', 's', `sha256=${sig('s').slice(7).toUpperCase()}`, true],
+    ['another body', 's', sig('s', Buffer.from('{}')), false],
+  ])('%s', (_what, secret, header, ok) => {
+    expect(signatureValid(secret, body, header)).toBe(ok);
+  });
+  it.each([
+    ['push', '{"ref":"refs/heads/main"}', 'run'], ['push', '{"ref":"refs/heads/other"}', 'ignore'],
+    ['push', '{"ref":"refs/tags/v1"}', 'ignore'], ['push', 'payload=%7B%7D', 'run'], ['ping', '{}', 'pong'],
+    ['issues', '{}', 'ignore'], [undefined, '{}', 'ignore'],
+  ])('event %s with %s: %s', (event, text, action) => {
+    expect(hookAction(event, Buffer.from(text), 'main')).toBe(action);
+  });
+});
+
+describe('notifications of a run', () => {
+  const base: RunReport = { result: 'success', refresh: 'full', details: [], requests: { reads: 1, writes: 0, throttled: 0 }, commit: 'c'.repeat(40) };
+  const summary = { create: 0, update: 1, move: 0, release: 0, restore: 0, noop: 0 };
+  const drift: RunReport = { ...base, summary, changes: [{ address: 'Offer/a', action: 'update' }] };
+  const applied: RunReport = { ...drift, applied: { applied: 1, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 0 } };
+  const failed: RunReport = { ...base, result: 'failed', error: 'cannot reach the platform' };
+  const invalid: RunReport = { ...base, result: 'invalid', rejected: 'd'.repeat(40), error: 'commit dddd was not applied: x' };
+  const clean: RunReport = { ...base, summary: { ...summary, update: 0, noop: 1 }, changes: [] };
+  it.each([
+    ['a drift once, however many runs find it', [drift, drift, drift], ['drift']],
+    ['a drift again after it was gone', [drift, clean, drift], ['drift', 'drift']],
+    ['applied changes each time', [applied, applied], ['applied', 'applied']],
+    ['a failure once, again after a success', [failed, failed, clean, failed], ['failed', 'failed']],
+    ['a rejected commit once', [invalid, invalid], ['invalid']],
+    ['nothing for a clean run', [clean, clean], []],
+  ])('%s', (_what, reports, events) => {
+    const told = { drift: '', failure: '' };
+    expect(reports.flatMap((r) => notifications(r, 'prod', told)).map((e) => e.event)).toEqual(events);
+  });
+  it('says it in one line, Slack-compatible', () => {
+    const [e] = notifications(drift, 'prod', { drift: '', failure: '' });
+    expect(e).toMatchObject({ event: 'drift', environment: 'prod', text: 'tapedeck prod: 1 resource differs from commit cccccccccccc (not applied: the agent only reports): update Offer/a' });
+  });
+});
