@@ -5,7 +5,7 @@ import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
 import { renderers } from '../../report/formats.js';
-import { applyFailed, destination, hasChanges, unrecorded } from '../../report/text.js';
+import { applyFailed, destination, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
@@ -101,7 +101,8 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
-  const changes = hasChanges(plan);
+  const { create, update, move, release, restore } = plan.summary;
+  const changes = create + update + move + release + restore;
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
     // The question names where the writes go: a "yes" meant for staging must not be given to production.
