@@ -15,6 +15,7 @@ import { readPath } from '../src/kinds/paths.js';
 import { rateLimitSteps } from './rate.js';
 import { startupRows } from './startup.js';
 import { typoRows } from './typo.js';
+import { refreshRows } from './refresh.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -28,6 +29,9 @@ const asJson = args.includes('--json');
 const SCALE = args.includes('--scale') ? [10_000, 30_000, 100_000] : [];
 /** --typo: only the typo rows (bench/typo.ts), which need no emulator. */
 const TYPO_ONLY = args.includes('--typo');
+/** --refresh: only the `plan --refresh changed` and `apply --plan` rows (bench/refresh.ts), at 100,000 and 10,000
+ *  (with --n, at that size only). */
+const REFRESH_ONLY = args.includes('--refresh');
 const root = resolve(import.meta.dirname, '..');
 const log = (s: string) => { if (!asJson) process.stdout.write(s); };
 
@@ -284,7 +288,12 @@ function scaleTargets(scale: Array<{ n: number; step: string; cpu_ms: number; ma
   return out;
 }
 
-if (TYPO_ONLY) {
+if (REFRESH_ONLY) {
+  const refresh = await refreshRows({ generate, writeConfig, forkEmulator, run: (a) => run(a), log }, args.includes('--n') ? [N] : undefined);
+  if (asJson) process.stdout.write(`${JSON.stringify(refresh, null, 2)}\n`);
+  for (const [name, ok] of Object.entries(refresh.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
+  if (Object.values(refresh.targets).some((ok) => !ok)) process.exitCode = 1;
+} else if (TYPO_ONLY) {
   const typo = await typoOf(generate(N).docs);
   if (asJson) process.stdout.write(`${JSON.stringify(typo, null, 2)}\n`);
   for (const [name, ok] of Object.entries(typo.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);

@@ -101,9 +101,14 @@ export interface Lookup {
 /**
  * move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it (and
  * the state remembers it as released); restore: a released resource declared again, taken back (diffed like an
- * update, or a change of the state alone where nothing differs).
+ * update, or a change of the state alone where nothing differs); replace: an identity field changed, so another
+ * resource: a create (for a key kind, a write to the new key) plus the release of the old one (`released_id`), which
+ * stays on the platform.
  */
-export type Action = 'create' | 'update' | 'noop' | 'move' | 'release' | 'restore';
+export type Action = 'create' | 'update' | 'noop' | 'move' | 'release' | 'replace' | 'restore';
+
+/** Whether applying the change creates a resource (a create, or the replace of a kind with ids: its new resource). */
+export const sendsCreate = (c: Pick<Change, 'action' | 'id'>) => c.action === 'create' || (c.action === 'replace' && c.id === undefined);
 
 export interface Change {
   address: string;
@@ -133,6 +138,8 @@ export interface Change {
   drift?: DiffEntry[];
   /** the address the state knew it by before a rename: the entry moves to `address` */
   moved_from?: string;
+  /** replace: the id (a key kind's key) of the resource let go; it stays on the platform and leaves the state */
+  released_id?: string;
   /** what a reviewer should know, for display only (a likely rename, fields no longer managed) */
   notes?: string[];
   /** field paths whose values came from the environment: masked in every output and saved plan, never stored */

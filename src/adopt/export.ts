@@ -2,7 +2,7 @@
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
 // documents right away shows no changes. Into a directory that already holds documents, only what none of them
 // manages is written, and no address the documents or the state use is bound to another resource.
-import { errorLine, UserError } from '../errors.js';
+import { ApiError, errorLine, UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
@@ -150,21 +150,31 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     const resource = unwrap(read, (await client.call('GET', read.path)).body, t.id);
     found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
   });
+  // A list the platform refuses (one that needs a project, say), or one connection lost, costs that kind's listing,
+  // not the export. A platform that answers nothing (every read failed without an answer) or refuses the token
+  // fails the export instead: its error goes up, for the one line plan prints (cli/reach.ts).
+  let answered = targets.length > listed.length;
+  const refused: { kind: string; error: unknown }[] = [];
   for (const k of registry.kinds) {
     const list = listSpecOf(k);
     if (!list) continue;
     for (const scope of listScopes(k, opts.project)) {
-      // A list the platform refuses (one that needs a project, say) costs that kind's listing, not the export.
       const items = await listAll(client, list, scope).catch((e: unknown) => {
-        opts.warn(`warning: could not list ${k.kind} (${errorLine(e)})${opts.project ? '' : '; --project may help'}`);
-        return [];
+        if (e instanceof ApiError && e.status === 401) throw e;
+        refused.push({ kind: k.kind, error: e });
+        return undefined;
       });
+      if (!items) continue;
+      answered = true;
       for (const r of items) {
         const id = String(r.id);
         if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
       }
     }
   }
+  const noAnswer = refused.find((f) => f.error instanceof ApiError && f.error.status === 0 && f.error.code !== 'deadline_exceeded');
+  if (!answered && noAnswer) throw noAnswer.error;
+  for (const f of refused) opts.warn(`warning: could not list ${f.kind} (${errorLine(f.error)})${opts.project ? '' : '; --project may help'}`);
 
   for (const t of listed) {
     const entry = found.get(`${t.kind} ${t.id}`);

@@ -182,6 +182,7 @@ export class Agent {
       commit: r.commit?.slice(0, 12),
       rejected: r.rejected?.slice(0, 12),
       refresh: r.refresh,
+      not_read: r.notRead,
       duration_ms: ms,
       summary: r.summary,
       changes: changes?.length ? changes : undefined,
@@ -222,7 +223,9 @@ export class Agent {
                 requests: l.requests,
               }
             : null,
-          last_plan: l?.summary ? { commit: l.commit, summary: l.summary, changes: l.changes } : null,
+          last_plan: l?.summary
+            ? { commit: l.commit, refresh: l.refresh, not_read: l.notRead ?? 0, summary: l.summary, changes: l.changes }
+            : null,
           last_apply: l?.applied ?? null,
           last_success_at: this.lastSuccessAt ?? null,
           last_error: this.lastError ?? null,

@@ -21,6 +21,8 @@ export interface RunReport {
   /** a new commit that failed its checks in this run */
   rejected?: string;
   refresh: 'full' | 'changed';
+  /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
+  notRead?: number;
   summary?: Plan['summary'];
   /** what the plan would change (create, update, release, ...), by address */
   changes?: { address: string; action: string }[];
@@ -62,7 +64,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
 export const runOptions = (input: RunInput, io: Io): RunOptions =>
-  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true }, io);
+  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true, refresh: input.refresh }, io);
 
 /** A commit's problems (project file, documents), or none: the same checks as `validate`. */
 function problems(input: RunInput, io: Io, details: string[]): string | undefined {
@@ -124,6 +126,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     const planned = await makePlan(opts, io, { state: () => State.open(input.backend) });
     try {
       const { plan } = planned;
+      report.notRead = plan.refresh?.not_read;
       report.summary = plan.summary;
       report.changes = plan.changes
         .filter((c) => c.action !== 'noop')

@@ -2,12 +2,12 @@
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { ApiError, errorLine } from '../errors.js';
 import { fillPathReferences } from '../kinds/paths.js';
-import { fillReferences, UNRESOLVED } from '../resolve/refs.js';
+import { fillReferences, firstUnresolved } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
 import type { State, StateEntry } from '../state/state.js';
-import type { ApplyResult, Change, Plan, ResultEntry } from '../types.js';
+import { sendsCreate, type ApplyResult, type Change, type Plan, type ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
 import { creator, NotSent, OutcomeUnknown } from './create.js';
@@ -72,7 +72,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
    * own earlier attempt), the resource is read back and decides.
    */
   const send = async (c: Change, path: string, body: JsonObject | undefined) => {
-    if (c.action === 'create') return create(c, path, body);
+    if (sendsCreate(c)) return create(c, path, body);
     try {
       return await client.call(c.request!.method, path, body, c.request!.retry);
     } catch (e) {
@@ -145,17 +145,19 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       try {
         const path = fillPathReferences(c.request!.path, idOf);
         const body = fillReferences(c.request!.body, idOf);
-        const unresolved = UNRESOLVED.exec(`${path} ${JSON.stringify(body ?? {})}`);
-        if (unresolved) throw new Error(`${unresolved[0]} has no id yet`);
+        // Looked for in the request as planned: filled in, a literal's text (`$${Offer/x.id}` sent as `${Offer/x.id}`)
+        // reads like a reference.
+        const unresolved = firstUnresolved(`${c.request!.path} ${JSON.stringify(c.request!.body ?? {})}`, idOf);
+        if (unresolved) throw new Error(`${unresolved} has no id yet`);
         const res = await send(c, path, body);
         const wrapper = c.request!.answer;
         const wrapped = wrapper ? res.body[wrapper] : undefined;
-        const id = c.action === 'create' ? String((isObject(wrapped) ? wrapped : res.body).id ?? '') || undefined : c.id;
-        if (c.action === 'create' && !id) throw new Error('the create response carried no id');
+        const id = sendsCreate(c) ? String((isObject(wrapped) ? wrapped : res.body).id ?? '') || undefined : c.id;
+        if (sendsCreate(c) && !id) throw new Error('the create response carried no id');
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
         // Done on the platform whether or not the state can record it (the result says which it does not).
-        await save(c.action === 'create').catch(() => {});
+        await save(sendsCreate(c)).catch(() => {});
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : e instanceof NotSent ? 'skipped' : 'failed';

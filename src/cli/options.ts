@@ -60,8 +60,7 @@ export interface RunOptions {
   runDeadlineAt: number;
   insecureHttp: boolean;
   debug: boolean;
-  json: boolean;
-  /** stdout: text for people, markdown for pull-request comments, json for scripts (--json) */
+  /** stdout: text for people, markdown for pull-request comments, json for scripts (--json is --format json) */
   format: Format;
   /** the issues found in the input: the same, or (validate) GitHub Actions annotations */
   issueFormat: IssueFormat;
@@ -280,7 +279,8 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const vars = { ...(chosen?.env?.vars ?? {}), ...check(() => parseVars(f.var)) };
   for (const varFile of f.varFile ?? []) Object.assign(vars, check(() => readVarFile(varFile, io.cwd)));
   if (issues.length || problems.length || !output || !chosen || !state) {
-    const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues });
+    // A machine format says the run failed, whatever failed: a JSON that said "valid" would be believed.
+    const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues, problems });
     io.out(printed.out);
     io.err(printed.err);
     if (!issues.length && problems.length === 1) throw new UserError(problems[0]);
@@ -302,7 +302,6 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     runDeadlineAt: Date.now() + deadline * 1000,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
-    json: !!f.json,
     ...output,
     quiet: !!f.quiet,
     vars,

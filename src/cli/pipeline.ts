@@ -128,7 +128,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, state.managedAddresses());
+  const docs = selectTargets(all, opts.targets, state.managedAddresses(), opts.registry);
   const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
   const client = makeClient(opts, io);
   try {

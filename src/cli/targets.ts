@@ -2,6 +2,7 @@
 // chosen after validation (every document is still checked) and before reading, so nothing else is read.
 import { createHash } from 'node:crypto';
 import { UserError } from '../errors.js';
+import type { Registry } from '../kinds/registry.js';
 import { configurationHash } from '../plan/fingerprint.js';
 import { dependencyGraph } from '../resolve/refs.js';
 import type { Document } from '../types.js';
@@ -26,10 +27,10 @@ export function targeted(targets: string[]): (address: string) => boolean {
 
 /**
  * The documents the targets match and everything they reference, transitively: a reference's id must be known
- * (read, or created first) for the targeted document to be planned. `known` holds the state's addresses, which a
+ * (read, or created first) for the targeted document to be planned; so is the hand-over of a default (below). `known` holds the state's addresses, which a
  * target may name alone (to release an entry no document declares any more). A target naming nothing is an error.
  */
-export function selectTargets(docs: Document[], targets: string[], known: string[]): Document[] {
+export function selectTargets(docs: Document[], targets: string[], known: string[], registry: Registry): Document[] {
   if (!targets.length) return docs;
   for (const t of targets) {
     const one = targeted([t]);
@@ -38,6 +39,7 @@ export function selectTargets(docs: Document[], targets: string[], known: string
     }
   }
   const graph = dependencyGraph(docs);
+  const handover = handoverCandidates(docs, registry);
   const matches = targeted(targets);
   const chosen = new Set<string>();
   // A stack, not recursion: a chain of references may be as long as the configuration.
@@ -46,9 +48,27 @@ export function selectTargets(docs: Document[], targets: string[], known: string
     const address = stack.pop()!;
     if (chosen.has(address)) continue;
     chosen.add(address);
-    stack.push(...(graph.get(address) ?? []));
+    stack.push(...(graph.get(address) ?? []), ...(handover.get(address) ?? []));
   }
   return docs.filter((d) => chosen.has(d.address));
+}
+
+/**
+ * Where the platform allows one resource with `when` per `fields` (one default configuration per project and type),
+ * a document taking it may need another to give it up first (plan/build.ts orders the hand-over from the live
+ * values): a target that takes it brings the documents of its kind that set it false on the same fields, as it
+ * brings what it references. Which of them holds it live is known only after reading them.
+ */
+function handoverCandidates(docs: Document[], registry: Registry): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of docs) {
+    for (const u of registry.get(d.kind)?.uniqueWhen ?? []) {
+      if (d.spec[u.when] !== true) continue;
+      const givers = docs.filter((x) => x.kind === d.kind && x.spec[u.when] === false && u.fields.every((f) => x.spec[f] === d.spec[f]));
+      if (givers.length) out.set(d.address, [...(out.get(d.address) ?? []), ...givers.map((x) => x.address)]);
+    }
+  }
+  return out;
 }
 
 /**

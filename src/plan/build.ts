@@ -6,8 +6,9 @@ import { lookupOf, readBackOf, readShapeOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
-import { dependencyGraph } from '../resolve/refs.js';
-import type { Change, Document, Observed, Plan } from '../types.js';
+import { withEscapes } from '../resolve/desired.js';
+import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
+import type { Change, Document, Observed, Plan, Summary } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress, naturalCompare } from './order.js';
@@ -26,7 +27,7 @@ type ChangeBase = Pick<Change, 'address' | 'kind' | 'depends_on' | 'managed' | '
 export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): Change {
   return {
     address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
-    action: c.action, id: c.id, moved_from: c.moved_from, update_mask: c.update_mask, request: c.request, diff: c.diff,
+    action: c.action, id: c.id, moved_from: c.moved_from, released_id: c.released_id, update_mask: c.update_mask, request: c.request, diff: c.diff,
     schema: c.schema, live_fingerprint: c.live_fingerprint, lookup: c.lookup, read: c.read, expect: c.expect,
     requires: c.requires, notes: c.notes,
   };
@@ -36,7 +37,7 @@ export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): 
 function stateChange(b: ChangeBase, c: Pick<Change, 'action' | 'id' | 'moved_from' | 'notes'>): Change {
   return {
     address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
-    action: c.action, id: c.id, moved_from: c.moved_from, requires: undefined, notes: c.notes,
+    action: c.action, id: c.id, moved_from: c.moved_from, released_id: undefined, requires: undefined, notes: c.notes,
   };
 }
 
@@ -61,7 +62,9 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
   // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.
   const fingerprinted = () => fingerprint(k.schema, readShapeOf(k).carry, o.live);
-  const create = (notes: string[] = []): Change => {
+  // A rename's create (its resource gone, --recreate-missing, or another identity) still moves the state entry: the old
+  // address leaves the state when it is applied. `released`: the id a replace lets go.
+  const create = (notes: string[] = [], released?: string): Change => {
     const ep = createFor(k, o.source);
     if (!ep) {
       throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
@@ -69,7 +72,8 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     const style = styleOf(ep);
     const w = { k, model, o, mask: [], key };
     return shapedChange(base, {
-      action: 'create', request: style.request(w), diff: diffSpec(model, o.desired, null), schema: k.schema,
+      action: released ? 'replace' : 'create', moved_from: o.moved_from || undefined, released_id: released,
+      request: style.request(w), diff: diffSpec(model, o.desired, null), schema: k.schema,
       live_fingerprint: fingerprinted(), lookup: lookupOf(k, o.desired, o.source),
       // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
       read: readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired }), expect: style.sets(w), notes: nonEmpty(notes),
@@ -81,7 +85,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
     const what = otherIdentity.map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`).join(', ');
     if (!o.from_state || !creatable(k)) throw new PlanError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`);
-    return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`]);
+    return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`], o.id);
   }
   const diff = diffSpec(model, o.desired, o.live);
   // A released resource taken back is a restore, whether fields differ (brought back like an update) or not.
@@ -199,10 +203,19 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   const was = keyField ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
   const rekeyed = was && o.id && was !== o.id ? [`${keyField} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
   const c = changeFor(k, o, deps, rekeyed.length ? undefined : last);
+  // A write to another key is a write of another resource, and the one the state knew is let go: a replace.
+  if (rekeyed.length && c.action === 'update') Object.assign(c, { action: 'replace', released_id: was });
   if (after.length) c.requires = after;
+  // What apply fills in holds the document's literals escaped, so that filling in never takes one for a reference.
+  if (c.request && holdsEscapes(o.doc)) {
+    c.request = { ...c.request, body: withEscapes(o.doc, c.request.body) };
+    if (c.expect) c.expect = withEscapes(o.doc, c.expect);
+    if (c.managed) c.managed = withEscapes(o.doc, c.managed);
+    if (c.lookup) c.lookup = withEscapes(o.doc, c.lookup as unknown as Json) as unknown as Change['lookup'];
+  }
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
-  const notes = [...(c.notes ?? []), ...(o.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
+  const notes = [...(c.notes ?? []), ...(o.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' || c.action === 'replace' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
   if (notes.length) c.notes = notes;
   return c;
 }
@@ -231,9 +244,12 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
   for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address))) changes.push(released(u));
-  const count = (a: Change['action']) => changes.filter((c) => c.action === a).length;
-  return {
-    changes,
-    summary: { create: count('create'), update: count('update'), move: count('move'), release: count('release'), restore: count('restore'), noop: count('noop') },
-  };
+  return { changes, summary: summaryOf(changes) };
+}
+
+/** How many changes of each action: the summary, counted from the changes themselves (also for a saved plan). */
+export function summaryOf(changes: readonly Change[]): Summary {
+  const summary: Summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
+  for (const c of changes) summary[c.action]++;
+  return summary;
 }

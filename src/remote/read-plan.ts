@@ -1,6 +1,7 @@
 // Which reads a plan needs, decided before any request is sent: for each document, how its live resource is
 // found (by key, by id, by natural key through its list, or not at all: it is to be created), and which lists
 // to read instead of one GET per document. Pure: no network, no clock.
+import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { creatable, type KindDef } from '../kinds/types.js';
 import { listSpecOf } from '../kinds/access.js';
@@ -74,6 +75,10 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     // A renamed document takes over the entry of the address it moved from, unless its own address has one.
     const own = state.entry(doc.address);
     const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
+    // A rename keeps its resource: an id naming another one would take that one over and let the old one go unseen.
+    if (old?.id && doc.id !== undefined && k.identity.by !== 'key' && old.id !== doc.id) {
+      throw new UserError(`${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`);
+    }
     const entry = own ?? old;
     const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
     const id = doc.id ?? fromState;

@@ -1,8 +1,13 @@
 // Every output format in one table: what each prints for a plan, an apply's result and the issues found in the
-// input. Commands choose a renderer by the --format (or --json) they were given and never branch on the format
-// themselves; a new format is one more row here. `github` (annotations) renders issues only: it is validate's.
+// input, and the state commands' output (state-output.ts). Commands choose a renderer by the --format (or --json,
+// the same as --format json) they were given and never branch on the format themselves; a new format is one more
+// row here. `github` (annotations) renders issues only: it is validate's.
 import type { ApplyResult, Plan } from '../types.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
+import {
+  asCode, historyJson, historyText, listingJson, listingText, outcomeJson, outcomeText,
+  type Outcome, type StateHistory, type StateListing,
+} from './state-output.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
 import type { Style } from './style.js';
 import { applySummary, renderApply, renderPlan, summaryLine } from './text.js';
@@ -27,6 +32,12 @@ export interface Renderer {
   plan(p: Plan, o: RenderOptions): string;
   apply(r: ApplyResult, o: RenderOptions): string;
   issues(r: IssueReport): Printed;
+  /** `state list` */
+  listing(l: StateListing): string;
+  /** `state history` */
+  history(h: StateHistory): string;
+  /** what a command that changes something did (state forget, mv, push; export) */
+  outcome(o: Outcome): string;
 }
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
@@ -59,6 +70,9 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,
+    listing: listingText,
+    history: historyText,
+    outcome: outcomeText,
   },
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
@@ -69,9 +83,15 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     },
     apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),
     issues: (r) => issuesMarkdown(r),
+    listing: (l) => asCode(listingText(l)),
+    history: (h) => asCode(historyText(h)),
+    outcome: outcomeText,
   },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
-  json: { plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson },
+  json: {
+    plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
+    listing: listingJson, history: historyJson, outcome: outcomeJson,
+  },
   github: { issues: issuesGithub },
 };
 

@@ -7,6 +7,9 @@ import { reportIssues } from './text.js';
 
 export interface IssueReport {
   issues: Issue[];
+  /** what stopped the run that is no file's problem (an environment to choose, no documents): printed by the
+   *  caller as `error:` lines; the machine formats count and list them as errors without a place */
+  problems?: string[];
   /** documents read, when validation ran to its end (validate says how many); absent otherwise */
   documents?: number;
 }
@@ -19,6 +22,11 @@ export interface Printed {
 
 const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const errorsOf = (issues: Issue[]) => issues.filter((i) => i.severity === 'error').length;
+/** The issues, and the run's problems as errors without a file (machine formats only). */
+const withProblems = (r: IssueReport): Issue[] => [
+  ...(r.problems ?? []).map((message): Issue => ({ file: '', message, severity: 'error' })),
+  ...r.issues,
+];
 
 /** Every format lists the issues in one order: by file, then line, then column. */
 function sorted(issues: Issue[]): Issue[] {
@@ -28,7 +36,7 @@ function sorted(issues: Issue[]): Issue[] {
 
 /** The closing line of a passing validation, or nothing while it has not passed. */
 function passed(r: IssueReport): string {
-  return r.documents !== undefined && !errorsOf(r.issues) ? `${count(r.documents, 'document')} valid.` : '';
+  return r.documents !== undefined && !errorsOf(r.issues) && !r.problems?.length ? `${count(r.documents, 'document')} valid.` : '';
 }
 
 /** Today's lines, `file:line:col: message`, on stderr; the count of valid documents on stdout. */
@@ -41,10 +49,11 @@ export function issuesText(r: IssueReport): Printed {
 
 /** One JSON value on stdout; `line`, `column` and `pointer` are null where the issue has no place. */
 export function issuesJson(r: IssueReport): Printed {
-  const errors = errorsOf(r.issues);
-  const summary = { ...(r.documents !== undefined ? { documents: r.documents } : {}), errors, warnings: r.issues.length - errors };
-  const issues = sorted(r.issues).map((i) => ({
-    file: i.file, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
+  const all = withProblems(r);
+  const errors = errorsOf(all);
+  const summary = { ...(r.documents !== undefined ? { documents: r.documents } : {}), errors, warnings: all.length - errors };
+  const issues = sorted(all).map((i) => ({
+    file: i.file || null, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
   }));
   return { out: `${JSON.stringify({ format_version: 1, valid: errors === 0, summary, issues }, null, 2)}\n`, err: '' };
 }
@@ -58,9 +67,9 @@ const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace
 
 /** GitHub Actions annotations on stdout: each error and warning shows on its line of the pull request. */
 export function issuesGithub(r: IssueReport): Printed {
-  const lines = sorted(r.issues).map((i) => {
-    const props = [`file=${escapeProperty(i.file)}`, ...(i.pos ? [`line=${i.pos.line}`, `col=${i.pos.col}`] : [])];
-    return `::${i.severity} ${props.join(',')}::${escapeData(i.message)}\n`;
+  const lines = sorted(withProblems(r)).map((i) => {
+    const props = [...(i.file ? [`file=${escapeProperty(i.file)}`] : []), ...(i.pos ? [`line=${i.pos.line}`, `col=${i.pos.col}`] : [])];
+    return `::${i.severity}${props.length ? ` ${props.join(',')}` : ''}::${escapeData(i.message)}\n`;
   });
   const ok = passed(r);
   return { out: `${lines.join('')}${ok && `${ok}\n`}`, err: '' };
@@ -70,17 +79,18 @@ export function issuesGithub(r: IssueReport): Printed {
 const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 /** Plain text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
 const text = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\`*_[\]|~#]/g, '\\$&');
-const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file);
+const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file || 'tapedeck');
 
 /** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */
 export function issuesMarkdown(r: IssueReport, limit = GITHUB_COMMENT_LIMIT): Printed {
-  const errors = errorsOf(r.issues);
-  const warnings = r.issues.length - errors;
+  const all = withProblems(r);
+  const errors = errorsOf(all);
+  const warnings = all.length - errors;
   const found = [errors && count(errors, 'error'), warnings && count(warnings, 'warning')].filter(Boolean).join(', ');
   let out = `### tapedeck validate\n\n**${passed(r) || `${found}${errors ? '; nothing was sent' : ''}.`}**\n`;
-  if (!r.issues.length) return { out, err: '' };
+  if (!all.length) return { out, err: '' };
   out += '\n| | Where | Problem |\n|---|---|---|\n';
-  const rows = sorted(r.issues).map((i) => `| ${i.severity === 'error' ? '❌' : '⚠️'} | ${code(where(i))} | ${text(i.message)} |\n`);
+  const rows = sorted(all).map((i) => `| ${i.severity === 'error' ? '❌' : '⚠️'} | ${code(where(i))} | ${text(i.message)} |\n`);
   for (let n = 0; n < rows.length; n++) {
     const note = `\n> ✂️ ${rows.length - n} more not shown: the comment would pass GitHub's size limit. Run \`tapedeck validate\` for all of them.\n`;
     if (out.length + rows[n].length + note.length > limit) return { out: out + note, err: '' };

@@ -2,14 +2,14 @@
 // collapsible sections. Size-aware: GitHub refuses comments over 65,536 characters, so past a budget whole resource
 // details (and then table rows) are left out with a note counting them, instead of the comment failing to post; a
 // value that changed is never cut (display.ts shortens only unchanged context).
-import type { ApplyResult, Change, DiffEntry, Plan } from '../types.js';
+import { sendsCreate, type ApplyResult, type Change, type DiffEntry, type Plan } from '../types.js';
 import { oneLine } from './redact.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, summaryLine } from './text.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', move: '➡️', release: '➖', restore: '↩️', noop: '' };
+const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', restore: '↩️', noop: '' };
 
 // Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
 // Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.
@@ -61,7 +61,8 @@ function details(c: Change): string {
   const lines = [`<details><summary>${icon[c.action]} <code>${html(c.address)}</code> ${c.action}${c.id ? ` (${html(c.id)})` : ''}</summary>`, ''];
   if (c.moved_from) lines.push(`Moved from ${code(c.moved_from)}.`, '');
   const model = modelOf(c);
-  if (c.diff?.length) lines.push(...diffTable(model, c.diff, c.action === 'create' ? undefined : 'Before', c.action === 'create' ? 'Value' : 'After'));
+  if (c.released_id) lines.push(`Replaces ${code(c.released_id)}: a new ${c.kind} is written; the old one is released and stays on the platform.`, '');
+  if (c.diff?.length) lines.push(...diffTable(model, c.diff, sendsCreate(c) ? undefined : 'Before', sendsCreate(c) ? 'Value' : 'After'));
   for (const n of c.notes ?? []) lines.push('', `> ${text(n)}`);
   if (c.drift?.length) {
     lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(model, c.drift, 'Last applied', 'Live now'));

@@ -1,6 +1,6 @@
 // Human renderings of issues, plans and apply results. Decides nothing; never prints a secret (plans carry only
 // managed, writable fields, and the token is never part of anything rendered).
-import type { ApplyResult, Change, DiffEntry, Issue, Plan, ResultEntry } from '../types.js';
+import { sendsCreate, type ApplyResult, type Change, type DiffEntry, type Issue, type Plan, type ResultEntry } from '../types.js';
 import { oneLine } from './redact.js';
 import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
@@ -56,25 +56,27 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
   }
   const restored = `  ↩ ${c.address} (${id}) will be restored: released earlier, it is managed again`;
   if (c.action === 'restore' && !c.request) return [...moved, s.change(`${restored}, as it is`), ...drift, ...notes];
-  const head = c.action === 'create' ? s.add(`  + ${c.address} will be created`)
-    : s.change(c.action === 'restore' ? `${restored}, its fields brought back:` : `  ~ ${c.address} (${id || c.request?.path}) will be updated`);
+  const head = c.action === 'replace'
+    ? s.bad(`  -/+ ${c.address} will be replaced: a new ${c.kind} is written${c.id ? ` at ${id}` : ''}; the old one, ${oneLine(c.released_id ?? '')}, is released and stays on the platform`)
+    : c.action === 'create' ? s.add(`  + ${c.address} will be created`)
+      : s.change(c.action === 'restore' ? `${restored}, its fields brought back:` : `  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
-    if (c.action === 'create') lines.push(...createRows(model, d).map((r) => s.add(`      + ${d.path}${r.path}: ${txt(r.after)}`)));
+    if (sendsCreate(c)) lines.push(...createRows(model, d).map((r) => s.add(`      + ${d.path}${r.path}: ${txt(r.after)}`)));
     else lines.push(...entryLines(model, d, s));
   }
   lines.push(...drift, ...notes);
-  if ((c.action === 'update' || c.action === 'restore') && c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
+  if (c.update_mask) lines.push(s.dim(`      ${c.request?.method} ${c.request?.path} update_mask=${c.update_mask.join(',')}`));
   return lines;
 }
 
 /** Whether a plan would change anything: on the platform, or in the state (moves, releases, restores). */
-export const hasChanges = (p: Plan) => p.summary.create + p.summary.update + p.summary.move + p.summary.release + p.summary.restore > 0;
+export const hasChanges = (p: Plan) => Object.entries(p.summary).some(([action, n]) => action !== 'noop' && n > 0);
 
 export function summaryLine(p: Plan): string {
-  const { create, update, move, release, restore, noop } = p.summary;
+  const { create, update, replace, move, release, restore, noop } = p.summary;
   if (!hasChanges(p)) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
-  const extra = `${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}${restore ? `${restore} to restore, ` : ''}`;
+  const extra = `${replace ? `${replace} to replace, ` : ''}${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}${restore ? `${restore} to restore, ` : ''}`;
   return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;
 }
 
@@ -92,7 +94,7 @@ export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string 
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {
-  const done = { create: s.add('created'), update: s.change('updated'), move: s.change('moved'), release: s.bad('released'), restore: s.change('restored'), noop: 'unchanged' };
+  const done = { create: s.add('created'), update: s.change('updated'), replace: s.bad('replaced'), move: s.change('moved'), release: s.bad('released'), restore: s.change('restored'), noop: 'unchanged' };
   const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
   const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
   const unrecorded = r.state_recorded === false ? s.bad(': not recorded in the state') : '';

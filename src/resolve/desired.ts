@@ -2,7 +2,7 @@
 // once a duplicate exists, its placeholder (`%@`) replaced by what the server made of it.
 import type { KindDef } from '../kinds/types.js';
 import { resourceModel } from '../schema/model.js';
-import { isObject, wireForm, type JsonObject } from '../schema/values.js';
+import { isObject, wireForm, type Json, type JsonObject } from '../schema/values.js';
 import type { Desired, Document } from '../types.js';
 import { fillReferences, holdsEscapes } from './refs.js';
 
@@ -12,9 +12,39 @@ import { fillReferences, holdsEscapes } from './refs.js';
  */
 export function desiredOf(doc: Document, k: KindDef, references: boolean, idOf: (address: string) => string | undefined): Desired {
   const refers = references || holdsEscapes(doc);
-  const desired = wireForm(resourceModel(k.schema), refers ? fillReferences(doc.spec, idOf) : doc.spec) as JsonObject;
+  const filled = refers ? fillReferences(doc.spec, idOf) : doc.spec;
+  if (holdsEscapes(doc)) escapedForms.set(doc, pairs(filled, fillReferences(doc.spec, idOf, true), new Map()));
+  const desired = wireForm(resourceModel(k.schema), filled) as JsonObject;
   const source = doc.duplicate_from && refers ? fillReferences(doc.duplicate_from, idOf) : doc.duplicate_from;
   return { doc, desired, ...(source !== undefined ? { source } : {}) };
+}
+
+/**
+ * A complete text drops the escapes of its literals (`$${Offer/x.id}` reads `${Offer/x.id}`), as the diff and the
+ * display need; apply fills a plan's requests in once more, and would take that text for a reference. So a plan's
+ * requests hold such a text with its escapes (`withEscapes`), which apply's filling drops. Only for the documents
+ * that hold a literal (a WeakMap: nothing for the others).
+ */
+const escapedForms = new WeakMap<Document, Map<string, string>>();
+
+function pairs(filled: unknown, kept: unknown, out: Map<string, string>): Map<string, string> {
+  if (typeof filled === 'string' && typeof kept === 'string') {
+    if (filled !== kept) out.set(filled, kept);
+  } else if (Array.isArray(filled) && Array.isArray(kept)) {
+    filled.forEach((x, i) => pairs(x, kept[i], out));
+  } else if (isObject(filled) && isObject(kept)) {
+    for (const [k, x] of Object.entries(filled)) pairs(x, kept[k], out);
+  }
+  return out;
+}
+
+/** `v` with each complete text of the document's literals in its escaped form (see escapedForms). */
+export function withEscapes<T extends Json | undefined>(doc: Document, v: T): T {
+  const forms = escapedForms.get(doc);
+  if (!forms?.size || v === undefined) return v;
+  const swap = (x: Json): Json => (typeof x === 'string' ? forms.get(x) ?? x : Array.isArray(x) ? x.map(swap)
+    : isObject(x) ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, swap(y)])) : x);
+  return swap(v as Json) as T;
 }
 
 /** `mark` in each string of `v` replaced by the string at the same place in `original`. */

@@ -5,6 +5,7 @@
 import type { Issue, SourceDoc } from '../types.js';
 import { isObject } from '../schema/values.js';
 import { escapeReferences, startsWithReference } from './refs.js';
+import { closest } from '../validate/schema.js';
 import { nearestPos } from '../validate/validate.js';
 
 export interface VarContext {
@@ -50,7 +51,23 @@ function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string 
   if (kind === 'var') return `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)`;
   if (kind === 'env') return `environment variable ${expr.slice(4)} is not set (\${${expr}})`;
   if (kind === 'own') return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD) are never read into documents`;
-  return `malformed reference \${${expr}}`;
+  const near = meant(expr);
+  return `malformed reference \${${expr}}: a \${...} is \${var.NAME}, \${env.NAME} or \${Kind/name.id} (write $\${ for a literal \${)${near ? `; did you mean \${${near}}?` : ''}`;
+}
+
+/** A `${Kind/name.id}` reference's inside (refs.ts finds these; a name holding "." cannot be referenced). */
+const RESOURCE_REF = /^[A-Za-z]+\/[^}.\s]+\.id$/;
+const SCOPED = /^(var|env)\.[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** What a malformed `${...}` most likely meant: without white space, with `.id`, with var/env spelt right. */
+function meant(expr: string): string | undefined {
+  const text = expr.replace(/\s+/g, '');
+  if (text !== expr && (SCOPED.test(text) || RESOURCE_REF.test(text))) return text;
+  const scoped = /^([A-Za-z]+)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(text);
+  const scope = scoped && closest(scoped[1].toLowerCase(), ['var', 'env']);
+  if (scoped && scope) return `${scope}.${scoped[2]}`;
+  const ref = /^([A-Za-z]+)\/([^}.\s]+)(?:\.[A-Za-z]*)?$/.exec(text);
+  return ref ? `${ref[1]}/${ref[2]}.id` : undefined;
 }
 
 /** `sensitive` is told when a value from the environment went into the string. */
@@ -60,6 +77,9 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
     sensitive();
     if (typeof r.value === 'string' && r.value.length >= MASK_MIN) ctx.secret?.(r.value);
   };
+  // A `${` that nothing closes is no placeholder either (an escaped one, `$${`, is a literal).
+  const open = /(?<!\$)\$\{(?![^}]*\})/.exec(s);
+  if (open) fail(`unclosed \${ at "${s.slice(open.index, open.index + 24)}": a \${...} ends with } (write $\${ for a literal \${)`);
   const whole = WHOLE.exec(s);
   if (whole) {
     const r = lookup(`${whole[1]}.${whole[2]}`, ctx);
@@ -69,7 +89,12 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
   return s.replace(TOKEN, (all: string, expr: string | undefined, at: number) => {
     // The escape of a literal that reads as a resource reference is kept for the reference stage, which drops it.
     if (all === '$${') return startsWithReference(s, at + 1) ? all : '${';
-    if (expr === undefined || !/^(var|env)\./.test(expr)) return all; // a resource reference, resolved later
+    if (expr !== undefined && RESOURCE_REF.test(expr)) return all; // a resource reference, resolved later
+    if (expr === undefined || !SCOPED.test(expr)) {
+      // Anything else that reads as a placeholder would be sent as its text: refuse it.
+      fail(problem(expr ?? '', undefined));
+      return all;
+    }
     const r = lookup(expr, ctx);
     if (!r.found) {
       fail(problem(expr, r.kind));

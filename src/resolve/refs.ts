@@ -5,6 +5,7 @@
 import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
+import { closest } from '../validate/schema.js';
 import { nearestPos } from '../validate/validate.js';
 
 /** The text of a reference, without its escape. */
@@ -101,8 +102,10 @@ export function checkReferences(docs: Document[]): Issue[] {
   for (const d of docs) {
     for (const r of referencesOf(d)) {
       if (!byAddress.has(r.target)) {
+        const lower = r.target.toLowerCase();
+        const near = [...byAddress.keys()].find((a) => a.toLowerCase() === lower) ?? closest(r.target, [...byAddress.keys()]);
         issues.push({ file: d.source.file, pos: nearestPos(d.source, r.pointer), pointer: r.pointer, severity: 'error',
-          message: `\${${r.target}.id} refers to ${r.target}, which no document defines` });
+          message: `\${${r.target}.id} refers to ${r.target}, which no document defines${near ? ` (did you mean \${${near}.id}?)` : ''}` });
       }
     }
   }
@@ -121,23 +124,31 @@ export function checkReferences(docs: Document[]): Issue[] {
  * A string with every reference whose id is known filled in. Complete (no reference left), it drops the escapes of
  * its literals; otherwise they stay, so that filling it in later (apply) still tells literals from references.
  */
-function fillString(s: string, idOf: (address: string) => string | undefined): string {
+function fillString(s: string, idOf: (address: string) => string | undefined, keepEscapes: boolean): string {
   if (!s.includes('${')) return s;
-  const complete = [...s.matchAll(REF)].every((m) => idOf(m[1]) !== undefined);
+  const complete = !keepEscapes && [...s.matchAll(REF)].every((m) => idOf(m[1]) !== undefined);
   return s.replace(ESCAPE_OR_REF, (all, literal: string | undefined, target: string | undefined) =>
     (literal !== undefined ? (complete ? literal : all) : idOf(target!) ?? all));
 }
 
-/** A copy with every reference whose id is known filled in; unknown ones stay as their text. */
-export function fillReferences<T extends Json | undefined>(v: T, idOf: (address: string) => string | undefined): T {
-  if (typeof v === 'string') return fillString(v, idOf) as T;
-  if (Array.isArray(v)) return v.map((x) => fillReferences(x, idOf)) as T;
+/** A copy with every reference whose id is known filled in; unknown ones stay as their text. `keepEscapes`: the
+ *  escapes of literals stay even where a string is complete (the form a plan's requests keep them in). */
+export function fillReferences<T extends Json | undefined>(v: T, idOf: (address: string) => string | undefined, keepEscapes = false): T {
+  if (typeof v === 'string') return fillString(v, idOf, keepEscapes) as T;
+  if (Array.isArray(v)) return v.map((x) => fillReferences(x, idOf, keepEscapes)) as T;
   if (isObject(v)) {
     const out: Record<string, Json> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = fillReferences(x, idOf) as Json;
+    for (const [k, x] of Object.entries(v)) out[k] = fillReferences(x, idOf, keepEscapes) as Json;
     return out as T;
   }
   return v;
+}
+
+/** The first reference in a text (a plan's request, its escapes kept) whose id is not known, or undefined. */
+export function firstUnresolved(text: string, idOf: (address: string) => string | undefined): string | undefined {
+  if (!text.includes('${')) return undefined;
+  for (const m of text.matchAll(REF)) if (idOf(m[1]) === undefined) return m[0];
+  return undefined;
 }
 
 /** Whether a value still holds a reference that is not known yet. */

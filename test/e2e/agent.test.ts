@@ -46,6 +46,10 @@ describe('tapedeck agent', () => {
     expect(status).toMatchObject({ role: 'leader', environment: 'default', auto_apply: true, rejected_commit: null });
     expect(titles(emu)).toEqual(['A', 'B']);
     expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2);
+    // The first run is full; the next (--full-every 12) reads only what the commit changed: Offer/a is not read.
+    const runs = a.logs().filter((l) => l.msg === 'run success');
+    expect(runs[0]).toMatchObject({ refresh: 'full', changes: ['create Offer/a'] });
+    expect(runs.find((r) => r.changes?.includes('create Offer/b'))).toMatchObject({ refresh: 'changed', not_read: 1 });
     expect(existsSync(join(cwd, '.tapedeck/default.state.json'))).toBe(true);
     expect(await a.stop()).toBe(0);
     expect(existsSync(join(cwd, '.tapedeck/default.state.json.lock'))).toBe(false);
@@ -56,18 +60,20 @@ describe('tapedeck agent', () => {
     const repo = testRepo();
     const commit = repo.push({ 'platform/offers.yaml': [{ kind: 'Offer', name: 'gold', id: 'off_1', spec: { project_id: 'p', name: 'Gold' } }] });
     const hook = await receiver();
-    const reporter = await agent(repo.bare, tempDir(), '--notify', hook.url);
+    // Drift in unchanged documents is seen by full runs only: every second run is one here.
+    const reporter = await agent(repo.bare, tempDir(), '--notify', hook.url, '--full-every', '2');
     await until('a first run', async () => (await reporter.status()).last_plan?.summary.noop === 1);
     await call(emu, 'PATCH', '/monetization/offers/v1/off_1', { offer_id: 'off_1', offer: { name: 'Changed by hand' }, update_mask: 'name' });
     const drift = await until('the drift reported', async () => { const s = await reporter.status(); return s.last_plan?.summary.update === 1 && s; });
-    expect(drift.last_plan).toEqual({ commit, summary: expect.objectContaining({ update: 1 }), changes: [{ address: 'Offer/gold', action: 'update' }] });
+    // Nothing was applied, so the state records no fields: a changed run reads everything too (not_read 0).
+    expect(drift.last_plan).toEqual({ commit, refresh: expect.any(String), not_read: 0, summary: expect.objectContaining({ update: 1 }), changes: [{ address: 'Offer/gold', action: 'update' }] });
     const told = await until('the drift notification', () => hook.bodies.find((b) => b.event === 'drift'));
     expect(told).toMatchObject({ environment: 'default', commit, text: expect.stringMatching(/^tapedeck default: 1 resource differs? from commit .*update Offer\/gold/) });
     expect(emu.writes().filter((w) => w.path.startsWith('/monetization'))).toHaveLength(1); // the hand-made change only
     await reporter.stop();
     // The same drift, told once: later runs found it again without another notification.
     expect(hook.bodies.filter((b) => b.event === 'drift')).toHaveLength(1);
-    const fixer = await agent(repo.bare, tempDir(), '--auto-apply', '--notify', hook.url);
+    const fixer = await agent(repo.bare, tempDir(), '--auto-apply', '--notify', hook.url, '--full-every', '2');
     await until('the drift corrected', () => offers(emu!)[0].name === 'Gold');
     await until('the applied notification', () => hook.bodies.find((b) => b.event === 'applied'));
     expect((await fixer.status()).last_error).toBeNull();

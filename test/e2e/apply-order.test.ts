@@ -96,7 +96,7 @@ describe('the order apply writes in, as the emulator received it', () => {
     // Applied, the same documents plan to nothing, and neither a plan nor another apply sends a write.
     emu.clearCalls();
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, move: 0, release: 0, restore: 0, noop: documents.length });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: documents.length });
     expect(emu.calls().length).toBeGreaterThan(0);
     expect(emu.calls().filter((c) => c.method !== 'GET').map(line)).toEqual([]);
     await apply(dir, '--concurrency', String(concurrency));

@@ -55,6 +55,19 @@ describe('tapedeck show', () => {
     expect(run.stderr).toBe('plan.json: a plan for environment default at https://api.example.com/, made against state serial 1; apply it with tapedeck apply --plan plan.json\n');
   });
 
+  it('counts only what the changes say: an edited summary with its checksum made again changes nothing shown', async () => {
+    const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as Plan;
+    plan.summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 3 };
+    plan.checksum = planChecksum(plan);
+    writeFileSync(join(dir, 'edited.json'), JSON.stringify(plan));
+    for (const format of ['text', 'markdown']) {
+      const run = await show('edited.json', '--format', format);
+      expect(run.stdout).toContain('Plan: 1 to create, 1 to update, 1 to release, 0 unchanged.');
+      expect(run.stdout).not.toContain('No changes');
+    }
+    expect(JSON.parse((await show('edited.json', '--json')).stdout).summary).toMatchObject({ create: 1, update: 1, release: 1, noop: 0 });
+  });
+
   it('--quiet prints the summary line only', async () => {
     const run = await show('plan.json', '--quiet');
     expect(run).toMatchObject({ code: 0, stdout: 'Plan: 1 to create, 1 to update, 1 to release, 0 unchanged.\n', stderr: '' });

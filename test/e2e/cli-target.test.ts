@@ -113,3 +113,25 @@ describe('apply --target', () => {
     expect(emu.stats.writes).toBe(0);
   });
 });
+
+describe('--target and the default configuration', () => {
+  it('a new default brings the configuration giving the default up: one plan, the hand-over first, nothing blamed', async () => {
+    const cfg = (id: string, name: string, isDefault: boolean) => ({ id, project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+    const own = await emulator({ configurations: [cfg('cfg_old', 'old', true)] });
+    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    const other = { kind: 'StreamingConfiguration', name: 'overlays', spec: { project_id: 'p', name: 'overlays', type: 'CONFIGURATION_TYPE_TRANSCODER_OVERLAYS', default: false } };
+    const d = testdir({ 'a.yaml': [doc('new', true), doc('old', false), other] });
+    try {
+      const run = await runCli(['plan', ...against(own.url, d), '--json', '--target', 'StreamingConfiguration/new'], { cwd: d });
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const p = JSON.parse(run.stdout) as Plan;
+      // Another type's configuration has no default to give up: it stays out.
+      expect(actions(p)).toEqual(['update StreamingConfiguration/old', 'create StreamingConfiguration/new']);
+      const apply = await runCli(['apply', ...against(own.url, d), '--yes', '--target', 'StreamingConfiguration/new'], { cwd: d });
+      expect(apply.code, apply.stderr).toBe(0);
+      expect([...own.store.collections.get('configurations')!.values()].map((c) => [c.name, c.default])).toEqual([['old', false], ['new', true]]);
+    } finally {
+      await own.close();
+    }
+  });
+});

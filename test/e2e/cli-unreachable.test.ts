@@ -2,7 +2,7 @@
 // per document. Against a closed port, the emulator (plain http) given as https://, and a token it refuses.
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -54,5 +54,27 @@ describe.each(['plan', 'apply'])('%s against a platform it cannot use', (command
     expect(fromFile.stderr).toBe(`error: the platform at ${emu.url}/ refused the token from the token file token (401 unauthenticated). Is it a token for this platform, and still valid?\n`);
     expect(result.stderr + fromFile.stderr).not.toContain('not-the-token');
     expect(emu.stats.writes).toBe(0);
+  });
+});
+
+describe('export against a platform it cannot use', () => {
+  const exportTo = async (url: string, env: Record<string, string> = {}) => {
+    const d = testdir({});
+    const run = await runCli(['export', 'out', '--base-url', url, '--project', 'p', '--retries', '0'], { cwd: d, env });
+    // No document and no state: the state's lock may have made out/.tapedeck/ on the way.
+    const wrote = existsSync(join(d, 'out')) && readdirSync(join(d, 'out'), { recursive: true }).some((f) => String(f).endsWith('.yaml') || String(f).endsWith('.json'));
+    return { ...run, wrote };
+  };
+
+  it('a closed port: exit 1, the one line of plan, nothing exported or written', async () => {
+    const port = await closedPort();
+    const result = await exportTo(`http://127.0.0.1:${port}`);
+    expect(result).toMatchObject({ code: 1, stdout: '', wrote: false });
+    expect(result.stderr).toBe(`error: cannot reach the platform at http://127.0.0.1:${port}/: the connection was refused (ECONNREFUSED). Is it running, and listening on port ${port}?\n`);
+  });
+
+  it('a refused token: exit 1, one line naming where the token came from', async () => {
+    const result = await exportTo(emu.url, { TAPEDECK_TOKEN: 'not-the-token' });
+    expect(result).toMatchObject({ code: 1, stdout: '', wrote: false, stderr: `error: the platform at ${emu.url}/ refused the token from TAPEDECK_TOKEN (401 unauthenticated). Is it a token for this platform, and still valid?\n` });
   });
 });

@@ -74,7 +74,7 @@ describe('a create whose answer was lost', () => {
     faulty = true;
     const { code, result } = await applyJson(proxy.url, dir, ['--var', 'p=p2']);
     expect(code).toBe(1);
-    expect(result.results[0]).toMatchObject({ action: 'create', outcome: 'failed' });
+    expect(result.results[0]).toMatchObject({ action: 'replace', outcome: 'failed' });
     expect(stateOf(dir).resources['Offer/promo']).toEqual(entry);
   });
 

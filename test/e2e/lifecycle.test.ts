@@ -197,13 +197,52 @@ describe('identity fields', () => {
     const old = stateOf(dir)['Offer/premium'].id;
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json', '--var', 'project=p2'], { cwd: dir });
     const change = JSON.parse(plan.stdout).changes[0];
-    expect(change).toMatchObject({ action: 'create', notes: [`project_id "p1" → "p2": a new Offer is created; the old one, ${old}, is released and stays on the platform`] });
+    expect(change).toMatchObject({ action: 'replace', released_id: old, notes: [`project_id "p1" → "p2": a new Offer is created; the old one, ${old}, is released and stays on the platform`] });
+    expect(change.id).toBeUndefined();
     expect(change.drift).toBeUndefined();
+    expect(JSON.parse(plan.stdout).summary).toMatchObject({ create: 0, replace: 1, release: 0 });
+    const text = await runCli(['plan', ...against(emu.url, dir), '--var', 'project=p2'], { cwd: dir });
+    expect(text.stdout).toContain(`-/+ Offer/premium will be replaced: a new Offer is written; the old one, ${old}, is released and stays on the platform`);
+    expect(text.stdout).toContain('Plan: 0 to create, 0 to update, 1 to replace, 0 unchanged.');
     await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p2'], { cwd: dir });
     expect(emu.writes().filter((c) => c.method === 'PATCH')).toEqual([]);
     const offers = [...emu.store.collections.get('offers')!.values()];
     expect(offers.map((o) => o.project_id).sort()).toEqual(['p1', 'p2']);
     expect(stateOf(dir)['Offer/premium'].id).not.toBe(old);
+  });
+
+  it.each([
+    ['with an identity change', ['--var', 'project=p2'], (e: Emulator, _id: string) => e],
+    ['with --recreate-missing (the old resource gone)', ['--var', 'project=p1', '--recreate-missing'], (e: Emulator, id: string) => e.store.collections.get('offers')!.delete(id)],
+  ])('a rename %s releases the old address: the next plan is empty', async (_, flags, prepare) => {
+    emu = await emulator({});
+    const offer = (name: string, extra: object = {}) => ({ kind: 'Offer', name, ...extra, spec: { project_id: '${var.project}', name: 'Premium' } });
+    const dir = testdir({ 'a.yaml': offer('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p1'], { cwd: dir });
+    prepare(emu, stateOf(dir)['Offer/premium'].id);
+    write(dir, [offer('gold', { moved_from: 'Offer/premium' })]);
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', ...flags], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(Object.keys(stateOf(dir))).toEqual(['Offer/gold']);
+    const next = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode', flags[0], flags[1]], { cwd: dir });
+    expect(next.stdout).not.toContain('will be released');
+    expect(next.code).toBe(0);
+  });
+
+  it('moved_from on a document whose id names another resource is refused, naming both ids; nothing sent', async () => {
+    emu = await emulator({ offers: [{ id: 'off_other', project_id: 'p', name: 'Other' }] });
+    const dir = testdir({ 'a.yaml': premium('premium') });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    const old = stateOf(dir)['Offer/premium'].id;
+    write(dir, [premium('gold', { moved_from: 'Offer/premium', id: 'off_other' })]);
+    const writes = emu.stats.writes;
+    for (const cmd of [['plan'], ['apply', '--yes']]) {
+      const run = await runCli([cmd[0], ...against(emu.url, dir), ...cmd.slice(1)], { cwd: dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Offer/gold: moved_from Offer/premium is ${old} in the state, but the document's id is off_other`);
+    }
+    expect(emu.stats.writes).toBe(writes);
+    expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium']);
   });
 
   it('a document naming its resource by id cannot move it to another project: a plan error', async () => {
@@ -222,6 +261,8 @@ describe('identity fields', () => {
     write(dir, [policy('p2/p2/project')]);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.stdout).toContain('resource_key changed from p1/p1/project: the Policy there is released and stays as it is on the platform');
+    expect(plan.stdout).toContain('-/+ Policy/access will be replaced: a new Policy is written at p2/p2/project; the old one, p1/p1/project, is released');
+    expect(plan.stdout).toContain('1 to replace');
     expect(plan.stdout).not.toContain('changed outside tapedeck');
   });
 });

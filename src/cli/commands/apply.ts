@@ -101,8 +101,7 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
-  const { create, update, move, release, restore } = plan.summary;
-  const changes = create + update + move + release + restore;
+  const changes = plan.changes.length - plan.summary.noop;
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
     // The question names where the writes go: a "yes" meant for staging must not be given to production.

@@ -6,11 +6,13 @@ import { forEnvironment, withVars } from '../../adopt/environments.js';
 import { makePortable, varsExample } from '../../adopt/portable.js';
 import { documentFiles, PROJECT_FILE, VARS_EXAMPLE_FILE } from '../../load/files.js';
 import { UserError } from '../../errors.js';
+import { renderers } from '../../report/formats.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { loadDocuments } from '../check.js';
 import { makeClient } from '../pipeline.js';
+import { platformProblem } from '../reach.js';
 import { stateShown, withStateLock } from '../state-access.js';
 
 export interface ExportFlags extends CommonFlags {
@@ -64,8 +66,11 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
         byKind.set(base, [...(byKind.get(base) ?? []), d]);
       }
       mkdirSync(opts.dir, { recursive: true });
+      const written: string[] = [];
       for (const [base, list] of byKind) {
-        writeFileSync(join(opts.dir, freeFile(opts.dir, base)), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
+        const file = freeFile(opts.dir, base);
+        writeFileSync(join(opts.dir, file), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
+        written.push(file);
       }
       const added = Object.keys(envExport?.added ?? {});
       if (envExport && added.length) {
@@ -79,15 +84,24 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       // Nothing new to record leaves the state as it was: its serial, and so every saved plan made against it, holds.
       if (docs.length) await state.save();
       const where = relative(io.cwd, opts.dir) || '.';
-      if (!opts.quiet) for (const s of skipped) io.out(`${s.kind} ${s.id}: already managed by ${s.by}, skipped\n`);
+      const lines = opts.quiet ? [] : skipped.map((s) => `${s.kind} ${s.id}: already managed by ${s.by}, skipped`);
       const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}` : '';
       const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
       const vars = added.length ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})` : '';
       const only = envExport && docs.length ? `; each is marked environments: [${opts.envName}]` : '';
       const needs = portable && !envExport ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
-      io.out(`Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.\n`);
+      const message = `Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.`;
+      const data = {
+        exported: docs.length, files: written, skipped: skipped.map((s) => ({ kind: s.kind, id: s.id, by: s.by })),
+        ...(portable && !envExport ? { variables: portable.vars.length } : {}), ...(added.length ? { added_variables: added } : {}),
+      };
+      io.out(renderers[opts.format].outcome({ message, lines, data }));
       return 0;
     });
+  } catch (e) {
+    // A platform that cannot be used is one line saying why, as for plan (reach.ts), never "Exported 0 resources".
+    const stop = platformProblem(e, client.opts.baseUrl, opts.tokenSource);
+    throw stop ? new UserError(stop) : e;
   } finally {
     await client.close();
   }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import type { HistoryEntry } from '../../state/backend.js';
+import { renderers } from '../../report/formats.js';
 import { MAX_STATE_BYTES, parseState, stateDocument, type StateData } from '../../state/state.js';
 import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
@@ -12,29 +12,12 @@ import { buildOptions, positiveInt, type CommonFlags } from '../options.js';
 import { withBackend, withStateLock } from '../state-access.js';
 import type { LockFlags } from './state.js';
 
-const pad = (rows: string[][]) => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => `${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ')}\n`).join('');
-};
-
-function historyText(entries: HistoryEntry[]): string {
-  const rows = entries.map((e) => [String(e.serial), e.written_at, e.actor, e.host, e.tapedeck_version, e.writes > 1 ? `${e.command} (${e.writes} writes)` : e.command, e.configuration_hash?.slice(0, 12) ?? '-']);
-  return pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]);
-}
-
 export async function stateHistory(dir: string | undefined, flags: CommonFlags & { limit?: string }, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const limit = positiveInt('--limit', flags.limit, 50);
   const { entries, name } = await withBackend(opts, io, async (b) => ({ entries: await b.history(limit + 1), name: b.name }));
-  const shown = entries.slice(0, limit);
-  if (opts.format === 'json') {
-    io.out(`${JSON.stringify(shown, null, 2)}\n`);
-  } else if (!shown.length) {
-    io.out(`The state ${name} has no history yet: nothing was written.\n`);
-  } else {
-    io.out(historyText(shown));
-    if (entries.length > limit) io.out(`(older versions not shown: --limit ${limit * 2})\n`);
-  }
+  const more = entries.length > limit ? { limit } : undefined;
+  io.out(renderers[opts.format].history({ name, entries: entries.slice(0, limit), ...(more ? { more } : {}) }));
   return 0;
 }
 
@@ -84,8 +67,9 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
     const { text, version } = await backend.read();
     const current = text === undefined ? undefined : parseState(text, backend.label);
     const same = current !== undefined && JSON.stringify(stateDocument(current)) === JSON.stringify(stateDocument(incoming));
+    const print = (message: string, data: Record<string, unknown>) => io.out(renderers[opts.format].outcome({ message, data }));
     if (same) {
-      io.out(`The state ${backend.name} holds ${file} already (serial ${incoming.serial}); nothing was written.\n`);
+      print(`The state ${backend.name} holds ${file} already (serial ${incoming.serial}); nothing was written.`, { pushed: false, serial: incoming.serial });
       return 0;
     }
     const refusal = pushRefusal(incoming, current, file, opts.envName);
@@ -95,7 +79,8 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
     const pushed = { ...incoming, serial };
     await backend.write(pushed, { lineage: pushed.lineage!, serial }, version, { command: 'state push' });
     const n = Object.keys(incoming.resources).length;
-    io.out(`Pushed ${file} (serial ${serial}, lineage ${pushed.lineage}, ${n} resource${n === 1 ? '' : 's'}) to the state ${backend.name}.\n`);
+    print(`Pushed ${file} (serial ${serial}, lineage ${pushed.lineage}, ${n} resource${n === 1 ? '' : 's'}) to the state ${backend.name}.`,
+      { pushed: true, serial, lineage: pushed.lineage, resources: n });
     return 0;
   });
 }

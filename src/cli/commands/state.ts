@@ -1,4 +1,6 @@
 import { UserError } from '../../errors.js';
+import { renderers } from '../../report/formats.js';
+import type { Outcome } from '../../report/state-output.js';
 import { allSchemas } from '../../schema/model.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
@@ -10,28 +12,22 @@ export type LockFlags = CommonFlags & { lockTimeout?: string };
 export async function stateList(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const state = await readState(opts, io);
-  const entries = Object.entries(state.data.resources);
-  if (opts.json) {
-    const shown = entries.map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.released_at ? { released: true, released_at: e.released_at } : {}) }]);
-    io.out(`${JSON.stringify(Object.fromEntries(shown), null, 2)}\n`);
-  } else if (!entries.length) {
-    io.out(`The state ${state.where} holds no resources.\n`);
-  } else {
-    // A released entry is remembered, not managed: marked, so it is not taken for one.
-    for (const [address, e] of entries) io.out(`${address}\t${e.id ?? '-'}${e.released_at ? `\treleased ${e.released_at}` : ''}\n`);
-  }
+  const resources = Object.fromEntries(Object.entries(state.data.resources).map(([a, e]) => [a, {
+    kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.released_at ? { released: true, released_at: e.released_at } : {}),
+  }]));
+  io.out(renderers[opts.format].listing({ where: state.where, resources }));
   return 0;
 }
 
 /** A hand edit of the state: loaded, changed and saved under the state's lock, so no apply runs meanwhile. */
-async function editState(dir: string | undefined, flags: LockFlags, io: Io, command: string, edit: (state: State, path: string) => string): Promise<number> {
+async function editState(dir: string | undefined, flags: LockFlags, io: Io, command: string, edit: (state: State, path: string) => Outcome): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   return withStateLock(opts, io, flags.lockTimeout, async (backend) => {
     const state = await State.open(backend);
     const done = edit(state, state.where);
     state.writtenBy({ command });
     await state.save();
-    io.out(`${done}\n`);
+    io.out(renderers[opts.format].outcome(done));
     return 0;
   });
 }
@@ -43,7 +39,8 @@ export function stateForget(address: string, dir: string | undefined, flags: Loc
     const had = state.entry(address);
     if (!had) throw missing(address, path);
     state.forget(address);
-    return `Forgot ${address}${had.id ? ` (${had.id})` : ''}. The platform was not changed; the next plan treats it as unknown.`;
+    const message = `Forgot ${address}${had.id ? ` (${had.id})` : ''}. The platform was not changed; the next plan treats it as unknown.`;
+    return { message, data: { forgotten: address, ...(had.id ? { id: had.id } : {}) } };
   });
 }
 
@@ -67,6 +64,7 @@ export function stateMove(from: string, to: string, dir: string | undefined, fla
     if (taken) throw new UserError(`${to} is in the state already${taken.id ? ` (${taken.id})` : ''}: forget it first, or choose another name`);
     state.forget(from);
     state.set(to, entry);
-    return `Moved ${from} to ${to}${entry.id ? ` (${entry.id})` : ''}. The platform was not changed; name the document ${b.name}.`;
+    const message = `Moved ${from} to ${to}${entry.id ? ` (${entry.id})` : ''}. The platform was not changed; name the document ${b.name}.`;
+    return { message, data: { moved: { from, to }, ...(entry.id ? { id: entry.id } : {}) } };
   });
 }

@@ -1,4 +1,4 @@
-import { ISSUE_FORMATS, leftOutLine } from '../../report/formats.js';
+import { ISSUE_FORMATS, leftOutLine, renderers } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
 import { checkDocuments, noDocuments, printIssues } from '../check.js';
@@ -7,7 +7,12 @@ import { checkDocuments, noDocuments, printIssues } from '../check.js';
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS, readsState: false });
   const { issues, found, left } = checkDocuments(opts, io);
-  if (!found && !left && !issues.length) throw noDocuments(opts);
+  if (!found && !left && !issues.length) {
+    // A machine format says the run failed, as it does for every other failure (options.ts).
+    const none = noDocuments(opts);
+    io.out(renderers[opts.issueFormat].issues({ issues, problems: [none.message] }).out);
+    throw none;
+  }
   const failed = printIssues(opts, io, issues, found);
   if (left) io.err(`${leftOutLine(left, opts.envName)}: not checked here; validate with their --env\n`);
   return failed ? 1 : 0;
