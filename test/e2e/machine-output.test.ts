@@ -49,8 +49,10 @@ describe('validate that fails says so in every machine format', () => {
 
 describe('--json is --format json', () => {
   /** A directory whose state knows one offer, applied to `platform` (which also holds off_live). */
+  // Each its own offer name: another directory's offer of the same name is one tapedeck would not create again.
+  let made = 0;
   async function applied(platform = emu) {
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } } });
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: `O ${made++}` } } });
     expect((await runCli(['apply', dir, '--base-url', platform.url, '--yes'], { cwd: dir })).code).toBe(0);
     return dir;
   }
