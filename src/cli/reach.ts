@@ -2,6 +2,7 @@
 // refused token) fails every read the same way. One line says so, naming the URL, the cause and what to check,
 // instead of one line per document.
 import { ApiError } from '../errors.js';
+import { PAUSE_TOO_LONG } from '../remote/limiter.js';
 
 /** Certificate problems as Node and OpenSSL name them. */
 const CERTIFICATE = /CERT|SELF_SIGNED|ISSUER/;
@@ -36,6 +37,7 @@ export function platformProblem(e: unknown, baseUrl: string, tokenSource: string
   const at = `the platform at ${baseUrl}`;
   if (e.status === 401) return `${at} refused the token from ${tokenSource} (401 ${e.code}). Is it a token for this platform, and still valid?`;
   if (e.status === 403) return `${at} does not let the token from ${tokenSource} read ${e.path} (403 ${e.code}). Does the token have read access there?`;
+  if (e.code === PAUSE_TOO_LONG) return `cannot use ${at}: ${e.message}`;
   // The run's own --deadline is no fault of the platform: its reads are listed as they failed.
   if (e.status !== 0 || e.code === 'deadline_exceeded') return undefined;
   if (e.code === 'timeout') return `${at} did not answer ${e.method} ${e.path} (${e.message}). Is it up, and not overloaded? --timeout S waits longer`;

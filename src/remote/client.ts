@@ -8,8 +8,8 @@ import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
 import { Secrets, serverText } from '../report/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
-import { Limiter, type Ticket } from './limiter.js';
-import { retryAfterMs } from './quota.js';
+import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
+import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -148,8 +148,9 @@ export class Client {
       let ticket: Ticket;
       try {
         ticket = await this.limiter.acquire(path);
-      } catch {
-        throw notStarted(); // the deadline passed while it waited for its turn
+      } catch (e) {
+        // The deadline passed while it waited for its turn, or the platform asked for a pause no timer holds.
+        throw e instanceof PauseTooLong ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied) : notStarted();
       }
       let outcome: Response | ApiError;
       try {
@@ -172,7 +173,7 @@ export class Client {
           : outcome;
       }
       this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
-      await sleep(wait);
+      await sleep(Math.min(wait, MAX_TIMER_MS));
     }
   }
 
@@ -227,7 +228,7 @@ export class Client {
     this.deadlineTimer = setTimeout(() => {
       this.limiter.abandonWaiting();
       for (const w of this.waiting) w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
-    }, Math.max(0, this.opts.runDeadlineAt - Date.now()));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())));
     this.deadlineTimer.unref();
   }
 

@@ -17,7 +17,7 @@
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
 import type { IncomingHttpHeaders } from 'node:http';
 import { LearntRate } from './pace.js';
-import { familyOf, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
+import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
 
 export interface LimiterOptions {
   /** the most requests on the wire */
@@ -39,6 +39,10 @@ export interface Ticket extends Started {
 
 /** The run's deadline passed while the request waited for its turn: it was never sent. */
 export class NotStarted extends Error {}
+
+/** The platform asked for a pause longer than a timer holds: no request starts any more (ApiError code below). */
+export class PauseTooLong extends Error {}
+export const PAUSE_TOO_LONG = 'pause_too_long';
 
 interface Waiter {
   family: string;
@@ -67,6 +71,8 @@ export class Limiter {
   private readonly queue: Waiter[] = [];
   private timer?: NodeJS.Timeout;
   private readonly now: () => number;
+  /** why no request starts any more (a pause past the run's deadline) */
+  private stopped?: PauseTooLong;
 
   constructor(private readonly opts: LimiterOptions) {
     this.window = opts.concurrency;
@@ -75,6 +81,7 @@ export class Limiter {
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
   acquire(path: string): Ticket | Promise<Ticket> {
+    if (this.stopped) throw this.stopped;
     const family = familyOf(path);
     if (!this.queue.length) {
       const ticket = this.tryStart(family, this.now());
@@ -84,6 +91,13 @@ export class Limiter {
       this.queue.push({ family, resolve, reject });
       this.pump();
     });
+  }
+
+  /** No request starts any more: those waiting for their turn, and any asked for later, are refused with `why`. */
+  private stop(why: string): void {
+    this.stopped = new PauseTooLong(why);
+    clearTimeout(this.timer);
+    for (const w of this.queue.splice(0)) w.reject(this.stopped);
   }
 
   /** The run is out of time: every request still waiting for its turn is refused, never sent. */
@@ -103,6 +117,12 @@ export class Limiter {
     for (const p of ticket.places) p.quota.answered(now);
     if (answer) {
       const h = readRateHeaders(answer.headers);
+      // A pause past what a timer holds (about 24 days) is no pause to wait for; a shorter one past the run's
+      // --deadline is waited for until the deadline refuses what still waits.
+      if (h?.resetMs !== undefined && h.resetMs > MAX_TIMER_MS) {
+        this.stop(`the platform asks to wait ${Math.round(h.resetMs / 1000)} s (X-RateLimit-Reset: ${String(answer.headers['x-ratelimit-reset'])}), more than any run waits: no request is sent any more`);
+        return;
+      }
       let quota: Quota | undefined;
       if (h) {
         quota = this.quotas.quotaOf(ticket.family, h, this.started, (q) => {
@@ -186,6 +206,6 @@ export class Limiter {
       soonest = Math.min(soonest, ticket);
       i++;
     }
-    if (soonest < Infinity) this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(soonest)));
+    if (soonest < Infinity) this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest))));
   }
 }

@@ -13,6 +13,9 @@ export interface RateHeaders {
   resetMs?: number;
 }
 
+/** The longest a timer holds (Node's setTimeout takes a larger delay as 1 ms, and warns): no pause is longer. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const header = (h: IncomingHttpHeaders, name: string) => {
   const v = h[name];
   const text = Array.isArray(v) ? v[0] : v;

@@ -72,17 +72,42 @@ function details(c: Change): string {
   return lines.join('\n');
 }
 
-/** Joins parts while they fit in `limit`, then a note naming how many were left out. */
-function fit(head: string, parts: string[], limit: number, what: string, sep = '\n\n'): string {
-  let out = head;
-  for (let i = 0; i < parts.length; i++) {
-    const note = `\n\n> ✂️ ${parts.length - i} more ${what} not shown: the comment would pass GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en')}-character limit. Run tapedeck locally for the whole output.\n`;
-    if (out.length + sep.length + parts[i].length + note.length > limit) return out + note;
-    out += `${sep}${parts[i]}`;
-  }
-  return `${out}\n`;
+/** What is left out first past the budget: plain updates and unchanged rows, then creates and moves; releases and
+ *  replacements (a resource let go) never. */
+const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, replace: 0, release: 0 };
+/** Room kept for the note that counts what was left out. */
+const NOTE_ROOM = 400;
+
+interface Part {
+  text: string;
+  action: Change['action'];
 }
 
+/** How many parts of each action: `3 update, 1 noop`. */
+function tally(parts: Part[]): string {
+  const n = new Map<string, number>();
+  for (const p of parts) n.set(p.action, (n.get(p.action) ?? 0) + 1);
+  return [...n].map(([action, count]) => `${count} ${action}`).join(', ');
+}
+
+/**
+ * Joins the parts that fit in `limit`, in their order, tier by tier (DROP_TIER): what is dangerous always, then
+ * what fits; a note counts what was left out, by action.
+ */
+function fit(head: string, parts: Part[], limit: number, what: string, sep = '\n\n'): string {
+  const kept = new Set<Part>();
+  let size = head.length + NOTE_ROOM;
+  for (const tier of [0, 1, 2]) {
+    for (const p of parts) {
+      if (DROP_TIER[p.action] !== tier || (tier > 0 && size + sep.length + p.text.length > limit)) continue;
+      kept.add(p);
+      size += sep.length + p.text.length;
+    }
+  }
+  const left = parts.filter((p) => !kept.has(p));
+  const note = `\n\n> ✂️ ${left.length} more ${what} not shown (${tally(left)}): the comment would pass GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en')}-character limit. Releases and replacements are never left out. Run tapedeck locally for the whole output.\n`;
+  return `${head}${parts.filter((p) => kept.has(p)).map((p) => `${sep}${p.text}`).join('')}${left.length ? note : '\n'}`;
+}
 
 /** Under the title: where it goes (the environment, the base URL and the state). */
 function where(env: Plan['environment'] | undefined, state?: string): string[] {
@@ -100,14 +125,14 @@ export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: M
   const drifted = p.changes.filter((c) => c.drift?.length).length;
   const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`];
   if (!changes.length) return `${head.join('\n')}\n`;
-  const rows = changes.map((c) => `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |`);
-  const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows].join('\n');
+  const rows = changes.map((c) => ({ action: c.action, text: `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |` }));
+  const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows.map((r) => r.text)].join('\n');
   const budget = limit - 200;
   if (head.join('\n').length + table.length > budget / 2) {
     // Even the table is too long: keep what fits of it, and no details.
     return fit(`${head.join('\n')}\n\n| | Resource | Action | Fields |\n|---|---|---|---|`, rows, limit, 'rows', '\n');
   }
-  return fit(`${head.join('\n')}\n\n${table}`, changes.map(details), limit, 'resource details');
+  return fit(`${head.join('\n')}\n\n${table}`, changes.map((c) => ({ action: c.action, text: details(c) })), limit, 'resource details');
 }
 
 export function applyMarkdown(r: ApplyResult, { env, state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions & { env?: Plan['environment'] } = {}): string {
@@ -115,6 +140,6 @@ export function applyMarkdown(r: ApplyResult, { env, state, limit = GITHUB_COMME
   const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
   const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, ...where(env, state), '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`, ...(r.state_error ? ['', `**The state could not be saved:** ${text(r.state_error)}`] : [])];
   if (!r.results.length) return `${head.join('\n')}\n`;
-  const rows = r.results.map((x) => `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`, x.state_recorded === false && 'not recorded in the state'].filter(Boolean).join(' '))} |`);
+  const rows = r.results.map((x) => ({ action: x.action, text: `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`, x.state_recorded === false && 'not recorded in the state'].filter(Boolean).join(' '))} |` }));
   return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');
 }

@@ -81,3 +81,19 @@ describe('values that are hard to show', () => {
     expect(planMarkdown(plan([c]))).toContain('| `offer_prices[currency_code=EUR, billing_period=BILLING_PERIOD_MONTHLY].price` | `9.99 EUR (units 9, nanos 990000000)` |');
   });
 });
+
+describe('the size budget never hides what is dangerous', () => {
+  it('past the limit, updates go first; every release and replace stays, and the note counts each action left out', () => {
+    const updates = Array.from({ length: 3000 }, (_, i) => ({ ...update([{ path: 'name', before: 'x'.repeat(40), after: 'y'.repeat(40) }]), address: `Offer/bulk-${i}` }));
+    const release: Change = { address: 'Offer/old', kind: 'Offer', action: 'release', id: 'off_old' };
+    const replace: Change = { ...create([{ path: 'name', before: undefined, after: 'N' }]), address: 'Offer/moved', action: 'replace', released_id: 'off_was' };
+    const md = planMarkdown(plan([...updates.slice(0, 1500), replace, ...updates.slice(1500), release]));
+    expect(md.length).toBeLessThanOrEqual(65_536);
+    expect(md).toContain('| 🔁 | `Offer/moved` | replace |');
+    expect(md).toContain('| ➖ | `Offer/old` | release |');
+    const left = /> ✂️ (\d+) more rows not shown \((\d+) update\)/.exec(md)!;
+    expect(Number(left[1])).toBe(Number(left[2]));
+    expect(md.split('\n').filter((l) => l.startsWith('| ✏️')).length + Number(left[1])).toBe(3000);
+    expect(md).toContain('Releases and replacements are never left out.');
+  });
+});
