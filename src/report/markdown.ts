@@ -72,9 +72,9 @@ function details(c: Change): string {
   return lines.join('\n');
 }
 
-/** What is left out first past the budget: plain updates and unchanged rows, then creates and moves; releases and
- *  replacements (a resource let go) never. */
-const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, replace: 0, release: 0 };
+/** What is left out first past the budget: plain updates and unchanged rows, then creates, moves and restores;
+ *  releases and replacements (a resource let go) never. */
+const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, restore: 1, replace: 0, release: 0 };
 /** Room kept for the note that counts what was left out. */
 const NOTE_ROOM = 400;
 
