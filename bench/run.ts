@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { builtinKinds } from '../src/kinds/registry.js';
 import { readPath } from '../src/kinds/paths.js';
 import { rateLimitSteps } from './rate.js';
+import { withRules } from './rules.js';
 import { startupRows } from './startup.js';
 import { typoRows } from './typo.js';
 import { refreshRows } from './refresh.js';
@@ -143,6 +144,27 @@ async function step(name: string, emu: Emulator, latency: number, concurrency: n
   return row;
 }
 
+/** `--rules-only`: the guardrails' row alone, the CPU-only plan without and with the 20 rules, three times each. */
+async function rulesOnly(dir: string, seedText: string) {
+  const fast = await forkEmulator(seedText, dir, 0);
+  const cpu: Record<'without' | 'with', number[]> = { without: [], with: [] };
+  try {
+    for (let i = 0; i < 3; i++) {
+      cpu.without.push((await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')])).cpu_ms);
+      const removeRules = withRules(dir);
+      try {
+        cpu.with.push((await step('the same with 20 rules', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')])).cpu_ms);
+      } finally {
+        removeRules();
+      }
+    }
+  } finally {
+    await fast.close();
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
+  log(`\nmedian CPU: ${median(cpu.without)} ms without rules, ${median(cpu.with)} ms with 20 (${((median(cpu.with) / median(cpu.without) - 1) * 100).toFixed(1)}% more)\n`);
+}
+
 async function main() {
   const { docs, seed } = generate(N);
   const dir = writeConfig(docs);
@@ -154,6 +176,7 @@ async function main() {
     const k = builtinKinds.find((x) => x.seedKey === key)!;
     return k.list ? [] : (items as { id: string }[]).map((item) => readPath(k, { id: item.id, spec: {} }));
   })));
+  if (args.includes('--rules-only')) return rulesOnly(dir, seedText);
   log(`tapedeck benchmark: ${N} documents (${KINDS.length} kinds), 1% changed, latency ${LATENCY} ms, concurrency ${CONCURRENCY}\n\n`);
   log(`${'step'.padEnd(26)} ${'wall ms'.padStart(7)} ${'floor'.padStart(7)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(6)} ${'rss MB'.padStart(6)} ${'reads'.padStart(6)} ${'writes'.padStart(6)}\n`);
   const emu = await forkEmulator(seedText, dir, LATENCY);
@@ -171,8 +194,15 @@ async function main() {
     await emu.close();
   }
   const fast = await forkEmulator(seedText, dir, 0);
+  let ruled;
   try {
     rows.push(await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')]));
+    const removeRules = withRules(dir);
+    try {
+      ruled = await step('the same with 20 rules', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')]);
+    } finally {
+      removeRules();
+    }
   } finally {
     await fast.close();
   }
@@ -207,11 +237,12 @@ async function main() {
     apply_one_write_per_change: apply.writes === changed,
     version_under_150ms: version.median_ms < 150,
     validate_10_under_150ms: validate10.median_ms < 150,
+    rules_20_add_at_most_10pct_cpu: ruled!.cpu_ms <= 1.1 * cpuOnly.cpu_ms,
     ...scaleTargets(scale),
     ...rate!.targets,
     ...typo.targets,
   };
-  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: rows, naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, startup, typo: typo.rows, ...(scale.length ? { scale } : {}), targets };
+  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: [...rows, ruled!], naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, startup, typo: typo.rows, ...(scale.length ? { scale } : {}), targets };
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     log(rate!.table);

@@ -154,6 +154,34 @@ export interface StateRef {
   serial: number;
 }
 
+/** A guardrail rule's finding on one change: its expression was false (failed), or could not be evaluated (error). */
+export interface RuleFinding {
+  rule: string;
+  severity: 'deny' | 'warn';
+  address: string;
+  action: string;
+  outcome: 'failed' | 'error';
+  message: string;
+  /** where the change's document is (relative to the working directory), for annotations; absent for a release */
+  file?: string;
+  line?: number;
+  /** the reason given with --allow RULE=REASON: this denial does not stop apply */
+  allowed?: string;
+}
+
+/** `--allow RULE=REASON`: a denial of RULE let through, and why. */
+export interface Allowance {
+  rule: string;
+  reason: string;
+}
+
+/** The guardrails' verdict on a plan: how many rules were checked, what failed, what was allowed. */
+export interface RulesReport {
+  checked: number;
+  results: RuleFinding[];
+  allowances: Allowance[];
+}
+
 export interface Plan {
   format_version: 1;
   /** the tapedeck that made it: a saved plan is applied only by the same version */
@@ -168,6 +196,8 @@ export interface Plan {
   configuration?: { dir: string };
   /** --target patterns: the plan covers only the documents they match and what those reference (partial) */
   targets?: string[];
+  /** the guardrail rules' findings (only where the configuration has rules) */
+  rules?: RulesReport;
   /** --refresh changed: only the documents changed since the last apply were read; `not_read` were taken as the
    *  state (at `state.serial`) recorded them, their drift not checked. Absent: every document was read (full). */
   refresh?: { mode: 'changed'; not_read: number };
@@ -226,6 +256,8 @@ export interface ApplyResult {
   /** why the state could not be saved after some outcomes (they carry state_recorded: false) */
   state_error?: string;
   summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
+  /** the denials let through by --allow (and by the saved plan's allowances), with their reasons */
+  allowances?: Allowance[];
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.

@@ -10,6 +10,9 @@ import { renderers } from '../report/formats.js';
 import { isObject } from '../schema/values.js';
 import type { Document, Issue, SourceDoc } from '../types.js';
 import { validateDocuments } from '../validate/validate.js';
+import { checkAllowanceNames } from '../rules/allow.js';
+import type { CompiledRule } from '../rules/compile.js';
+import { readRules } from '../rules/load.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 
@@ -74,10 +77,7 @@ export const noDocuments = (opts: RunOptions) => new UserError(`no documents fou
 /** `allowNone`: a directory without documents is not an error (export writes into it). */
 export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Loaded {
   const { docs, issues, found, left } = checkDocuments(opts, io);
-  // Warnings alone do not stop a plan: they go to stderr as text, since stdout carries the plan in its format.
-  const failed = issues.some((i) => i.severity === 'error');
-  printIssues(opts, io, issues, undefined, failed ? opts.issueFormat : 'text');
-  if (failed) throw new Reported();
+  stopOnErrors(opts, io, issues);
   if (!found && !left && !allowNone) throw noDocuments(opts);
   return { docs, left };
 }
@@ -86,4 +86,34 @@ export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = 
 export interface Loaded {
   docs: Document[];
   left: number;
+}
+
+/** Warnings alone do not stop a plan: they go to stderr as text, since stdout carries the plan in its format. */
+function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
+  const failed = issues.some((i) => i.severity === 'error');
+  printIssues(opts, io, issues, undefined, failed ? opts.issueFormat : 'text');
+  if (failed) throw new Reported();
+}
+
+/** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
+export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
+  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, opts.registry.names());
+  if (!rules.length) return { rules: [], issues };
+  const { compileRules } = await import('../rules/compile.js');
+  const compiled = compileRules(rules, io.cwd);
+  return { rules: compiled.rules, issues: [...issues, ...compiled.issues] };
+}
+
+/** What plan and apply work from: the documents and the rules, every issue of both printed together. */
+export interface Configuration extends Loaded {
+  rules: CompiledRule[];
+}
+
+export async function loadConfiguration(opts: RunOptions, io: Io): Promise<Configuration> {
+  const { docs, issues, found, left } = checkDocuments(opts, io);
+  const ruled = await checkRuleFiles(opts, io);
+  stopOnErrors(opts, io, [...issues, ...ruled.issues]);
+  if (!found && !left) throw noDocuments(opts);
+  checkAllowanceNames(opts.allow, ruled.rules.map((r) => r.name));
+  return { docs, left, rules: ruled.rules };
 }

@@ -52,7 +52,7 @@ function common(cmd: Command): Command {
   for (const o of platformOptions()) cmd.addOption(o);
   return documentOptions(cmd)
     .option('--json', 'machine output on stdout')
-    .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
+    .option('--format <format>', 'output: text, markdown (for pull-request comments) or json; plan and apply also github (rule findings as annotations)')
     .option('--quiet', 'only the summary and errors');
 }
 
@@ -67,8 +67,9 @@ function validateOptions(cmd: Command): Command {
     .option('--format <format>', 'the issues as text (default), json, github (GitHub Actions annotations) or markdown');
 }
 
-const target = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
-  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply');
+const planning = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
+  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply')
+  .option('--allow <rule=reason>', 'let a guardrail rule\'s denials through, recording why (repeatable)', collect);
 
 /**
  * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
@@ -92,11 +93,11 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
 
   validateOptions(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
     .action(async (dir, flags) => { code = await (await commands.validate()).validateCommand(dir, flags, io); });
-  target(common(program.command('plan [dir]').description('read the live state and print the changes apply would make')))
+  planning(common(program.command('plan [dir]').description('read the live state and print the changes apply would make')))
     .option('--out <file>', 'also save the plan as JSON')
     .option('--detailed-exitcode', 'exit 2 when there are changes')
     .action(async (dir, flags) => { code = await (await commands.plan()).planCommand(dir, flags, io); });
-  target(common(program.command('apply [dir]').description('plan, confirm, then write')))
+  planning(common(program.command('apply [dir]').description('plan, confirm, then write')))
     .option('--yes', 'do not ask for confirmation')
     .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')

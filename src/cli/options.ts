@@ -12,7 +12,8 @@ import { isObject } from '../schema/values.js';
 import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
 import { parseTargets } from './targets.js';
-import type { Issue } from '../types.js';
+import type { Allowance, Issue, SourceDoc } from '../types.js';
+import { parseAllowances } from '../rules/allow.js';
 import type { StateLocation } from '../state/backend.js';
 import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
 
@@ -37,6 +38,8 @@ export interface CommonFlags {
   recreateMissing?: boolean;
   /** plan/apply: only the documents these address patterns match, and what they reference */
   target?: string[];
+  /** plan/apply: RULE=REASON, a guardrail's denial let through */
+  allow?: string[];
   /** plan/apply: read every document (full), or only those changed since the last apply */
   refresh?: string;
 }
@@ -74,6 +77,10 @@ export interface RunOptions {
   refresh: RefreshMode;
   registry: Registry;
   project?: Project;
+  /** the project file as parsed: where its rules stand */
+  projectSource?: SourceDoc;
+  /** --allow RULE=REASON: denials let through, and why */
+  allow: Allowance[];
   /** read lazily: validate needs no token */
   token: () => string;
   /** where the token comes from, to name in a message (never its value) */
@@ -140,11 +147,11 @@ function readToken(tokenFile: string | undefined, io: Io): string {
 
 /**
  * What stdout carries: `format` for plans and apply results, `issueFormat` for the issues found in the input.
- * `github` (annotations) renders issues only, so only validate takes it.
+ * `github` (annotations) is for validate's issues, and plan's and apply's guardrail findings (their plans are text).
  */
 export function outputFormats(f: Pick<CommonFlags, 'format' | 'json'>, allowed: readonly IssueFormat[] = FORMATS): { format: Format; issueFormat: IssueFormat } {
   const format = f.format ?? 'text';
-  if (format === 'github' && !allowed.includes('github')) throw new UserError('--format github (GitHub Actions annotations) is only for tapedeck validate; this command prints text, markdown or json');
+  if (format === 'github' && !allowed.includes('github')) throw new UserError('--format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json');
   if (!(allowed as readonly string[]).includes(format)) throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
   if (f.json && f.format && format !== 'json') throw new UserError(`--json and --format ${format} both choose the output: pass one`);
   const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
@@ -259,7 +266,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
   if (notDir) problems.push(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
-  const { project, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
+  const { project, source: projectSource, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
   const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
   const { registry, problems: endpoints } = withOverrides(project?.endpoints);
   if (endpoints.length) problems.push(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`);
@@ -272,6 +279,7 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
+  const allow = check(() => parseAllowances(f.allow)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
@@ -310,6 +318,8 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     refresh,
     registry,
     project,
+    projectSource,
+    allow,
     token: () => readToken(f.tokenFile, io),
     tokenSource: f.tokenFile ? `the token file ${f.tokenFile}` : 'TAPEDECK_TOKEN',
   };

@@ -11,9 +11,10 @@ import { changedSinceApply } from '../remote/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { ApplyResult, Document, Observed, Plan } from '../types.js';
+import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
-import { loadDocuments, type Loaded } from './check.js';
+import { loadConfiguration, type Configuration } from './check.js';
+import { guardPlan, refuseDenied } from './guardrails.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
@@ -119,12 +120,14 @@ export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, 
 }
 
 /**
- * Load, read, plan: the plan as a closed value, with what it was made from and its checksum. `loaded` gives what
- * the caller read already, or how to read the state (apply reads it under its lock); else the state is read as it is.
- * With `--refresh changed` only the documents changed since the last apply are read (remote/refresh.ts).
+ * Load, read, plan, check the guardrails: the plan as a closed value, with what it was made from. `loaded` gives
+ * what the caller read already, or how to read the state (apply reads it under its lock); else the state is read as
+ * it is. `allow`: the allowances for the rules (default: --allow). With `--refresh changed` only the documents
+ * changed since the last apply are read (remote/refresh.ts).
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded; state?: State | (() => Promise<State>) } = {}): Promise<Planned> {
-  const { docs: all, left } = loaded.docs ?? loadDocuments(opts, io);
+export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {}): Promise<Planned> {
+  const config = loaded.config ?? await loadConfiguration(opts, io);
+  const { docs: all, left } = config;
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName });
   // --target: only what the targets name and what that references is read and planned; every document was checked.
@@ -146,7 +149,9 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded
       summary,
       requests: { reads: client.counts.reads },
     };
-    return { plan, shown: maskPlan(plan), state, client };
+    const planned = { plan, shown: maskPlan(plan), state, client };
+    guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
+    return planned;
   } catch (e) {
     await client.close();
     throw e;
@@ -158,7 +163,12 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { docs?: Loaded
  * plan's changes are applied (creates exactly once, the state saved after each). `command` names the writer in the
  * database state's history.
  */
-export function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
-  state.writtenBy({ command, configurationHash: plan.configuration_hash });
-  return applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
+export async function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
+  // A guardrail's denial that no --allow covers: nothing is written, whoever applies (the apply command says so
+  // before it asks; the agent reports it).
+  refuseDenied(plan);
+  const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;
+  state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances });
+  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
+  return allowances ? { ...result, allowances } : result;
 }

@@ -8,7 +8,9 @@ import { changeDifferences, mismatches } from '../plan/saved.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
-import { loadDocuments } from './check.js';
+import { mergeAllowances } from '../rules/allow.js';
+import { loadConfiguration } from './check.js';
+import { guardPlan } from './guardrails.js';
 import type { Io } from './io.js';
 import type { RunOptions } from './options.js';
 import { baseUrl, makeClient, readAndPlan, type Planned } from './pipeline.js';
@@ -20,7 +22,8 @@ import { planConfigurationHash, selectTargets } from './targets.js';
  * The documents are loaded in here so that they are not held while the plan is applied.
  */
 export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
-  const { docs } = loadDocuments(opts, io);
+  const config = await loadConfiguration(opts, io);
+  const { docs } = config;
   const state = await State.open(backend);
   const url = baseUrl(opts);
   const planned = selectTargets(docs, opts.targets, state.managedAddresses(), opts.registry);
@@ -43,7 +46,10 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
     }
     // The writes as made now hold the values of sensitive fields; the saved plan shows what was reviewed.
     const plan: Plan = { ...saved, changes: saved.changes.map((c) => fresh.get(c.address) ?? c), requests: { reads: client.counts.reads } };
-    return { plan, shown: saved, state, client };
+    // The rules as they are now, on the changes as reviewed; what the reviewed plan allowed stays allowed.
+    const planned = { plan, shown: saved, state, client };
+    guardPlan(planned, config, opts, state, mergeAllowances(saved.rules?.allowances ?? [], opts.allow));
+    return planned;
   } catch (e) {
     await client.close();
     throw e;

@@ -1,5 +1,5 @@
 // Which files below DIR are read as documents: every *.yaml/*.yml, except tapedeck.yaml and vars.example.yaml at
-// the root, hidden entries and node_modules. Symbolic links are followed when they lead to a file or folder inside DIR, and each
+// the root, the rules/ folder at the root (guardrail rules, src/rules/), hidden entries and node_modules. Symbolic links are followed when they lead to a file or folder inside DIR, and each
 // real file and folder is read once: a link to an ancestor, or a second way to a folder, adds nothing and cannot
 // loop. A link leading outside DIR is refused rather than followed: a document set a pull request can change must
 // not reach files elsewhere on the machine (and echo them in error messages). A link leading nowhere, a loop of
@@ -12,6 +12,9 @@ import type { Issue } from '../types.js';
 export const PROJECT_FILE = 'tapedeck.yaml';
 /** The variables a portable export's documents need, with their source values (export --portable): not documents. */
 export const VARS_EXAMPLE_FILE = 'vars.example.yaml';
+/** The folder of DIR whose files hold guardrail rules, not documents (src/rules/load.ts). */
+export const RULES_DIR = 'rules';
+const notDocuments = [PROJECT_FILE, VARS_EXAMPLE_FILE, RULES_DIR];
 
 const isYamlName = (name: string) => /\.ya?ml$/.test(name);
 
@@ -55,7 +58,7 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
       return;
     }
     for (const e of entries) {
-      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && (e.name === PROJECT_FILE || e.name === VARS_EXAMPLE_FILE))) continue;
+      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && notDocuments.includes(e.name))) continue;
       const full = join(path, e.name);
       if (e.isSymbolicLink()) out.push({ link: full });
       else if (e.isDirectory()) walk(full, join(real, e.name), out);

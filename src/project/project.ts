@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MAX_FILE_BYTES, parseFile, PROJECT_FILE } from '../load/load.js';
 import type { EndpointOverrides } from '../kinds/registry.js';
-import type { Issue } from '../types.js';
+import type { Issue, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
 import { nearestPos } from '../validate/validate.js';
 import { readBounded } from '../util/files.js';
@@ -20,6 +20,8 @@ export interface Project {
   environments?: Record<string, Environment>;
   defaults?: { concurrency?: number; max_rps?: number; timeout?: number; retries?: number; retry_deadline?: number };
   endpoints?: EndpointOverrides;
+  /** guardrail rules, as written (src/rules/load.ts reads them with their positions from `source`) */
+  rules?: unknown[];
   /** `tapedeck agent`'s settings; its flags override them */
   agent?: AgentSection;
 }
@@ -34,8 +36,9 @@ export interface AgentSection {
   log_format?: 'text' | 'json';
 }
 
-/** The project file of `dir`, or undefined when there is none; problems are located issues. */
-export function loadProject(dir: string, cwd: string): { project?: Project; file: string; issues: Issue[] } {
+/** The project file of `dir`, or undefined when there is none; problems are located issues. `source`: the parsed
+ *  file, for the positions of its rules. */
+export function loadProject(dir: string, cwd: string): { project?: Project; source?: SourceDoc; file: string; issues: Issue[] } {
   const full = join(dir, PROJECT_FILE);
   const file = relative(cwd, full) || full;
   if (!existsSync(full)) return { file, issues: [] };
@@ -59,5 +62,5 @@ export function loadProject(dir: string, cwd: string): { project?: Project; file
       issues.push({ file, pos: nearestPos(doc, pointer), pointer, message, severity: 'error' });
     }
   }
-  return issues.length ? { file, issues } : { project: doc.value as Project, file, issues };
+  return issues.length ? { file, issues } : { project: doc.value as Project, source: doc, file, issues };
 }

@@ -1,7 +1,8 @@
 // Every output format in one table: what each prints for a plan, an apply's result and the issues found in the
 // input, and the state commands' output (state-output.ts). Commands choose a renderer by the --format (or --json,
 // the same as --format json) they were given and never branch on the format themselves; a new format is one more
-// row here. `github` (annotations) renders issues only: it is validate's.
+// row here. `github` (annotations) renders issues; plan and apply print text with the guardrails' findings as
+// annotations first (RenderOptions.annotations).
 import type { ApplyResult, Plan } from '../types.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
@@ -9,6 +10,7 @@ import {
   type Outcome, type StateHistory, type StateListing,
 } from './state-output.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
+import { rulesGithub, rulesSummary } from './rules.js';
 import type { Style } from './style.js';
 import { applySummary, renderApply, renderPlan, summaryLine } from './text.js';
 
@@ -26,6 +28,8 @@ export interface RenderOptions {
   state?: string;
   /** an apply's environment (a plan carries its own): where the writes went */
   environment?: Plan['environment'];
+  /** text: the guardrails' findings also as GitHub Actions annotations, first (--format github) */
+  annotations?: boolean;
 }
 
 export interface Renderer {
@@ -40,6 +44,8 @@ export interface Renderer {
   outcome(o: Outcome): string;
 }
 
+/** --quiet: the summary line, and the guardrails' verdict where there are rules. */
+const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}`;
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
@@ -66,7 +72,7 @@ const notes = (p: Plan) => partial(p) + leftOut(p) + notReadNote(p);
 
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
-    plan: (p, o) => `${notes(p)}${o.quiet ? `${summaryLine(p)}\n` : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
+    plan: (p, o) => `${o.annotations ? rulesGithub(p.rules) : ''}${notes(p)}${o.quiet ? quietPlan(p) : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,

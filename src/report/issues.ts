@@ -62,8 +62,8 @@ export function issuesJson(r: IssueReport): Printed {
 // a value ends at a line break and a property at `,` or `:`, so each is percent-encoded the way the Actions
 // toolkit does (`escapeData`, `escapeProperty`). Otherwise a message could end its annotation and start another
 // command on the next line.
-const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+export const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+export const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 /** GitHub Actions annotations on stdout: each error and warning shows on its line of the pull request. */
 export function issuesGithub(r: IssueReport): Printed {
@@ -76,9 +76,9 @@ export function issuesGithub(r: IssueReport): Printed {
 }
 
 /** Inside a code span nothing is markup; a backtick would end it and a pipe the table cell. */
-const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+export const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 /** Plain text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
-const text = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\`*_[\]|~#]/g, '\\$&');
+export const text = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\`*_[\]|~#]/g, '\\$&');
 const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file || 'tapedeck');
 
 /** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */

@@ -7,6 +7,7 @@ import { oneLine } from './redact.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, summaryLine } from './text.js';
+import { rulesMarkdown } from './rules.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', restore: '↩️', noop: '' };
@@ -123,7 +124,7 @@ export interface MarkdownOptions {
 export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions = {}): string {
   const changes = p.changes.filter((c) => c.action !== 'noop' || c.notes?.length);
   const drifted = p.changes.filter((c) => c.drift?.length).length;
-  const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`];
+  const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`, ...(p.rules ? [rulesMarkdown(p.rules)] : [])];
   if (!changes.length) return `${head.join('\n')}\n`;
   const rows = changes.map((c) => ({ action: c.action, text: `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |` }));
   const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows.map((r) => r.text)].join('\n');

@@ -41,7 +41,10 @@ export function listingText(l: StateListing): string {
 export function historyText(h: StateHistory): string {
   if (!h.entries.length) return `The state ${h.name} has no history yet: nothing was written.\n`;
   const rows = h.entries.map((e) => [String(e.serial), e.written_at, e.actor, e.host, e.tapedeck_version, e.writes > 1 ? `${e.command} (${e.writes} writes)` : e.command, e.configuration_hash?.slice(0, 12) ?? '-']);
-  const table = pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]);
+  const lines = pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]).split('\n');
+  // Under its version, each guardrail denial the apply let through, and why.
+  const table = h.entries.map((e, i) => [lines[i + 1], ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`)].join('\n'))
+    .reduce((out, row) => `${out}${row}\n`, `${lines[0]}\n`);
   return `${table}${h.more ? `(older versions not shown: --limit ${h.more.limit * 2})\n` : ''}`;
 }
 

@@ -6,6 +6,7 @@ import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { noStyle, type Style } from './style.js';
+import { rulesText } from './rules.js';
 
 /** One line per issue, whatever a document or a file name holds: control and line-separator characters escaped. */
 export function formatIssue(i: Issue): string {
@@ -90,7 +91,7 @@ export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string 
   const body = p.changes.flatMap((c) => renderChange(c, s));
   const where = p.environment ? [`Plan for ${destination(p.environment, state)}`, ''] : [];
   const lines = body.length ? ['tapedeck will make these changes:', '', ...body, ''] : [];
-  return `${[...where, ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
+  return `${[...where, ...rulesText(p.rules, s), ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {

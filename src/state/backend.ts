@@ -6,6 +6,7 @@ import { tapedeckVersion } from '../version.js';
 import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './state.js';
+import type { Allowance } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -21,6 +22,8 @@ export interface WriteInfo {
   command: string;
   /** the configuration hash of the plan an apply ran */
   configurationHash?: string;
+  /** the guardrail denials an apply let through (--allow RULE=REASON) */
+  allowances?: Allowance[];
 }
 
 /** Who writes, recorded with every version in the history and with the lock. */
@@ -43,6 +46,8 @@ export interface HistoryEntry {
   command: string;
   /** how many times the run wrote this version */
   writes: number;
+  /** the guardrail denials the apply let through, with their reasons (null: none) */
+  allowances: Allowance[] | null;
 }
 
 export interface StateBackend {

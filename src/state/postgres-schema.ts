@@ -52,6 +52,8 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
       )`,
     ];
   },
+  // The guardrail denials an apply let through (--allow RULE=REASON), kept with the version it wrote.
+  (s) => [`ALTER TABLE ${tables(s).history} ADD COLUMN allowances json`],
 ];
 
 export const LATEST = MIGRATIONS.length;

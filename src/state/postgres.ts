@@ -197,13 +197,15 @@ export class PostgresBackend implements StateBackend {
       ? `INSERT INTO ${this.t.states} (environment, lineage, serial, version, document) VALUES ($1, $2, $3, 1, $4::json)
          ON CONFLICT (environment) DO NOTHING RETURNING version`
       : `UPDATE ${this.t.states} SET lineage = $2, serial = $3, version = version + 1, document = $4::json, updated_at = now()
-         WHERE environment = $1 AND version = $10 AND serial = $11 RETURNING version`;
-    const params = [this.ctx.environment, refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command];
+         WHERE environment = $1 AND version = $11 AND serial = $12 RETURNING version`;
+    const allowances = info.allowances?.length ? JSON.stringify(info.allowances) : null;
+    const params = [this.ctx.environment, refs.lineage, refs.serial, JSON.stringify(stateDocument(data)), w.actor, w.host, w.tapedeckVersion, info.configurationHash ?? null, info.command, allowances];
     const rows = await this.query<{ version: string }>('writing the state', `WITH s AS (${set})
-      INSERT INTO ${this.t.history} AS h (environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command)
-      SELECT $1, $2, $3, $4::json, $5, $6, $7, $8, $9 FROM s
+      INSERT INTO ${this.t.history} AS h (environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
+      SELECT $1, $2, $3, $4::json, $5, $6, $7, $8, $9, $10::json FROM s
       ON CONFLICT (environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
-        actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command
+        actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command,
+        allowances = excluded.allowances
       RETURNING (SELECT version FROM s) AS version`, version === 0 ? params : [...params, version, this.storedSerial]);
     if (!rows.length) throw await this.conflict();
     this.storedSerial = refs.serial;
@@ -218,7 +220,7 @@ export class PostgresBackend implements StateBackend {
 
   async history(limit: number): Promise<HistoryEntry[]> {
     if (!(await this.ready(false))) return [];
-    const rows = await this.query<Record<string, unknown>>('reading the history', `SELECT serial, lineage, written_at, actor, host, tapedeck_version, configuration_hash, command, writes
+    const rows = await this.query<Record<string, unknown>>('reading the history', `SELECT serial, lineage, written_at, actor, host, tapedeck_version, configuration_hash, command, writes, allowances
       FROM ${this.t.history} WHERE environment = $1 ORDER BY serial DESC, id DESC LIMIT $2`, [this.ctx.environment, limit]);
     return rows.map((r) => ({ ...r, serial: Number(r.serial), written_at: (r.written_at as Date).toISOString() }) as HistoryEntry);
   }

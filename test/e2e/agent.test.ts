@@ -98,6 +98,19 @@ describe('tapedeck agent', () => {
     expect(await a.status()).toMatchObject({ commit: fixed, rejected_commit: null });
   });
 
+  it('a guardrail denial is respected: nothing written, the run reports it; a commit that drops the rule applies', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const rule = '- name: no-creates\n  expression: change.action != "create"\n';
+    repo.push({ 'platform/offers.yaml': [offer('a', 'A')], 'platform/rules/r.yaml': rule });
+    const a = await agent(repo.bare, tempDir(), '--auto-apply');
+    const status = await until('the denial reported', async () => { const s = await a.status(); return s.last_error && s; });
+    expect(status.last_error.message).toMatch(/^1 change denied by guardrail rules, nothing was written: rule no-creates denies Offer\/a \(create\)/);
+    expect(emu.writes()).toEqual([]);
+    repo.push({ 'platform/offers.yaml': [offer('a', 'A')], 'platform/rules/r.yaml': '[]\n' });
+    await until('offer A', () => titles(emu!).includes('A'));
+  });
+
   it('POST /hooks/github: a wrong or missing signature is refused with 401; a signed push runs at once', async () => {
     emu = await emulator();
     const repo = testRepo();

@@ -86,7 +86,7 @@ describe('tapedeck show', () => {
 
   it.each([
     [['missing.json'], /^error: saved plan .*missing\.json: cannot read it \(ENOENT\)\n$/],
-    [['plan.json', '--format', 'github'], /^error: --format github \(GitHub Actions annotations\) is only for tapedeck validate/],
+    [['plan.json', '--format', 'github'], /^error: --format github \(GitHub Actions annotations\) is only for tapedeck validate, plan and apply/],
     [[], /^error: missing required argument 'file'\n$/],
   ])('show %j: one clear line, exit 1', async (args, message) => {
     const run = await show(...args);

@@ -54,8 +54,7 @@ describe('validate --format', () => {
   });
 
   it.each([
-    [['plan', '--format', 'github'], 'error: --format github (GitHub Actions annotations) is only for tapedeck validate; this command prints text, markdown or json\n'],
-    [['apply', '--format', 'github', '--yes'], 'error: --format github (GitHub Actions annotations) is only for tapedeck validate; this command prints text, markdown or json\n'],
+    [['export', '--format', 'github'], 'error: --format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json\n'],
     [['validate', '--json', '--format', 'github'], 'error: --json and --format github both choose the output: pass one\n'],
     [['validate', '--format', 'yaml'], 'error: --format must be text, markdown, json, github, not "yaml"\n'],
   ])('%j is refused with one clear line', async (args, message) => {

@@ -31,6 +31,17 @@ const location = (url: string): StateLocation => ({ kind: 'postgres', pg: parseP
 const backendFor = (url: string, environment = 'default') => openBackend(location(url), { environment, writer: writerOf({ TAPEDECK_ACTOR: 'test' }), timeoutMs: 10_000 });
 
 describe.skipIf(!pg)('the PostgreSQL state', () => {
+  it('keeps the guardrail denials an apply let through, with their reasons, in the history', async () => {
+    emu = await emulator();
+    const dir = testdir({ 'a.yaml': [offer('a')], 'rules/r.yaml': '- name: no-creates\n  expression: change.action != "create"\n' });
+    const env = { TAPEDECK_STATE_URL: pg.url(fresh()), TAPEDECK_ACTOR: 'alice' };
+    const applied = await runCli(['apply', ...against(emu.url, dir), '--yes', '--allow', 'no-creates=first setup'], { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const rows = JSON.parse((await runCli(['state', 'history', dir, '--json'], { cwd: dir, env })).stdout);
+    expect(rows[0].allowances).toEqual([{ rule: 'no-creates', reason: 'first setup' }]);
+    expect((await runCli(['state', 'history', dir], { cwd: dir, env })).stdout).toContain('\n  allowed no-creates: first setup\n');
+  });
+
   it('is made on first use; each apply adds a history row: serial, when, who, host, version, configuration hash', async () => {
     emu = await emulator();
     const schema = fresh();
@@ -42,7 +53,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     writeFileSync(join(dir, 'a.yaml'), [offer('a'), offer('b')].map((d) => JSON.stringify(d)).join('\n---\n'));
     const second = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir, env: { ...env, TAPEDECK_ACTOR: 'bob' } });
     expect(second.code, second.stderr).toBe(0);
-    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations`)).toEqual([{ version: 1 }]);
+    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).toEqual([{ version: 1 }, { version: 2 }]);
     const history = await runCli(['state', 'history', dir, '--json'], { cwd: dir, env });
     const rows = JSON.parse(history.stdout);
     expect(rows).toEqual([
@@ -134,7 +145,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     await pg.sql(`INSERT INTO ${schema}.schema_migrations (version, tapedeck_version) VALUES (99, 'future')`);
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['state', 'list', dir, '--state', pg.url(schema)], { cwd: dir });
-    expect(run.stderr).toMatch(/holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 1: upgrade tapedeck/);
+    expect(run.stderr).toMatch(/holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 2: upgrade tapedeck/);
   });
 });
 

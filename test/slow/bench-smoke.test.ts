@@ -11,7 +11,7 @@ it('npm run bench --n 400 reports every step and its request counts', async () =
   // only its counts are checked here. Its temporary directories go inside one that is removed after this file.
   const run = await finished(start(join(root, 'node_modules/.bin/tsx'), ['bench/run.ts', '--n', '400', '--latency', '2', '--json'], { env: { TMPDIR: tempDir('tapedeck-bench-smoke-') } }));
   const result = JSON.parse(run.stdout);
-  expect(result.steps.map((s: { step: string }) => s.step)).toEqual(['plan', 'bare GET loop (reference)', 'apply (1% changed)', 'no-op plan', 'plan, latency 0 (CPU only)']);
+  expect(result.steps.map((s: { step: string }) => s.step)).toEqual(['plan', 'bare GET loop (reference)', 'apply (1% changed)', 'no-op plan', 'plan, latency 0 (CPU only)', 'the same with 20 rules']);
   // Times are reported, not judged: their targets are the full benchmark's business.
   expect(result.naive_baseline_ms).toEqual(expect.any(Number));
   const [plan, bare, apply, noop] = result.steps;

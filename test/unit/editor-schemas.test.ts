@@ -155,12 +155,13 @@ describe('examples', () => {
   it.each(exampleFiles)('%s: each document names its schema at its top and passes it', (f) => {
     const file = join(root, 'examples', f);
     const docs = readFileSync(file, 'utf8').split(/^---\n/m).map((text) => ({ text, value: parse(text) as { kind?: string } }));
-    // The project file (no kind) is read as written, so it names the project schema itself, not an editor one.
-    const wanted = (kind?: string) => (kind === undefined ? 'schemas/project.schema.json' : `schemas/editor/${defaultRegistry.get(kind)?.schema}`);
+    // The project file (no kind) and the rules files are read as written, so they name their schemas themselves.
+    const own = f.startsWith('rules/') ? 'rules.schema.json' : 'project.schema.json';
+    const wanted = (kind?: string) => (kind === undefined ? `schemas/${own}` : `schemas/editor/${defaultRegistry.get(kind)?.schema}`);
     const results = docs.map(({ text, value }) => {
       const named = MODELINE.exec(text.split('\n')[0])?.[1];
       const schema = named ? relative(root, resolve(dirname(file), named)) : 'no modeline on the first line';
-      const check = value.kind === undefined ? validator('project.schema.json') : editor(join(root, wanted(value.kind)));
+      const check = value.kind === undefined ? validator(own) : editor(join(root, wanted(value.kind)));
       return { schema, passes: check(value), errors: check.errors ?? null };
     });
     expect(results).toEqual(docs.map(({ value }) => ({ schema: wanted(value.kind), passes: true, errors: null })));

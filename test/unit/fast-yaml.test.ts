@@ -29,7 +29,9 @@ const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
 });
 
 describe('fast YAML reader', () => {
-  it.each(yamlFiles(join(root, 'examples')).filter((f) => !f.includes('/ci/')).map((f) => [f.slice(root.length + 1)]))('agrees on %s', (file) => {
+  // The example rules are not documents, and their CEL is written as block scalars, which the fast reader leaves
+  // to `yaml` (a rules file is read once per run).
+  it.each(yamlFiles(join(root, 'examples')).filter((f) => !f.includes('/ci/') && !f.includes('/rules/')).map((f) => [f.slice(root.length + 1)]))('agrees on %s', (file) => {
     const text = readFileSync(join(root, file), 'utf8');
     expect(fast(text), text).toEqual(full(text));
   });

@@ -4,7 +4,7 @@ import { UserError } from '../../errors.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
-import { renderers } from '../../report/formats.js';
+import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { applyFailed, destination, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
@@ -12,6 +12,7 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
+import { denialLines } from '../guardrails.js';
 import { applyPlanned, makePlan } from '../pipeline.js';
 import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
@@ -27,7 +28,8 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   // A saved plan settles the directory and the environment first: the project file, the environments and the
   // state's place all come from them.
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
-  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io) : buildOptions(dir, flags, io);
+  const formats = { formats: ISSUE_FORMATS };
+  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats) : buildOptions(dir, flags, io, formats);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   // The lock is held on the state's backend for the whole run (a database connection, or a lock file).
   return withStateLock(opts, io, flags.lockTimeout, (backend) => (saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io)));
@@ -101,6 +103,11 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
   printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  const denied = denialLines(plan);
+  if (denied.length) {
+    io.err(denied.map((l) => `${l}\n`).join(''));
+    return 1;
+  }
   const changes = plan.changes.length - plan.summary.noop;
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {

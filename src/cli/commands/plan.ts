@@ -2,12 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
-import { renderers } from '../../report/formats.js';
+import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
+import { denialLines } from '../guardrails.js';
 import { makePlan } from '../pipeline.js';
 import { stateShown } from '../state-access.js';
 import { writePrivateFile } from '../../util/files.js';
@@ -18,7 +19,8 @@ export interface PlanFlags extends CommonFlags {
 }
 
 export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {
-  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io) }));
+  const annotations = opts.issueFormat === 'github';
+  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io), annotations }));
 }
 
 /**
@@ -37,7 +39,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
 }
 
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {
-  const opts = buildOptions(dir, flags, io);
+  const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS });
   const { shown: plan, client } = await makePlan(opts, io);
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
@@ -45,5 +47,11 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   // The checksum (a walk over the whole plan) only where the plan is written out as JSON.
   printPlan(opts.format === 'json' ? withChecksum(plan) : plan, opts, io);
   const changed = hasChanges(plan);
+  // As for a failed check in CI: a plan that apply would refuse is no plan to merge (without the flag: shown only).
+  const denied = denialLines(plan);
+  if (flags.detailedExitcode && denied.length) {
+    io.err(denied.map((l) => `${l}\n`).join(''));
+    return 1;
+  }
   return flags.detailedExitcode && changed ? 2 : 0;
 }

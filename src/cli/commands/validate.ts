@@ -1,12 +1,14 @@
 import { ISSUE_FORMATS, leftOutLine, renderers } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
-import { checkDocuments, noDocuments, printIssues } from '../check.js';
+import { checkDocuments, checkRuleFiles, noDocuments, printIssues } from '../check.js';
 
-/** Offline: every document checked, every issue printed at once in the format asked for (also GitHub annotations). */
+/** Offline: every document and guardrail rule checked, every issue printed at once in the format asked for (also
+ *  GitHub annotations). */
 export async function validateCommand(dir: string | undefined, flags: CommonFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS, readsState: false });
   const { issues, found, left } = checkDocuments(opts, io);
+  issues.push(...(await checkRuleFiles(opts, io)).issues);
   if (!found && !left && !issues.length) {
     // A machine format says the run failed, as it does for every other failure (options.ts).
     const none = noDocuments(opts);

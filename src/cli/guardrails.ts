@@ -1,0 +1,55 @@
+// The guardrails in plan and apply: every rule checked on the plan as shown, the verdict made part of the plan, and
+// the denials that stop `plan --detailed-exitcode` and `apply`.
+import { UserError } from '../errors.js';
+import { denials } from '../rules/allow.js';
+import { checkRules } from '../rules/check.js';
+import type { State } from '../state/state.js';
+import type { Allowance, Document, Plan } from '../types.js';
+import { nearestPos } from '../validate/validate.js';
+import type { Configuration } from './check.js';
+import type { RunOptions } from './options.js';
+
+/** The rules' verdict on `shown` (sensitive values masked), recorded in both plans; none without rules (a saved
+ *  plan's findings are replaced: its rules may have changed since). */
+export function guardPlan(plans: { plan: Plan; shown: Plan }, config: Configuration, opts: RunOptions, state: State, allow: Allowance[]): void {
+  if (!config.rules.length) {
+    delete plans.plan.rules;
+    delete plans.shown.rules;
+    return;
+  }
+  // The documents by address only when a finding needs its place (a large plan usually has none).
+  let byAddress: Map<string, Document> | undefined;
+  const report = checkRules(plans.shown, config.rules, {
+    environment: opts.envName,
+    now: new Date(),
+    allow,
+    schemaOf: (kind) => opts.registry.get(kind)?.schema,
+    lastApplied: (address) => state.entry(address)?.fields,
+    locate: (address) => {
+      byAddress ??= new Map(config.docs.map((d) => [d.address, d]));
+      const d = byAddress.get(address);
+      return d && { file: d.source.file, line: nearestPos(d.source, '')?.line };
+    },
+  });
+  plans.plan.rules = report;
+  plans.shown.rules = report;
+}
+
+/** Why the plan may not be applied: one line per denial not allowed; empty when nothing is denied. */
+export function denialLines(plan: Plan): string[] {
+  const denied = denials(plan.rules);
+  if (!denied.length) return [];
+  const rules = [...new Set(denied.map((d) => d.rule))];
+  return [
+    ...denied.map((d) => `error: rule ${d.rule} denies ${d.address} (${d.action}): ${d.outcome === 'error' ? 'error: ' : ''}${d.message}`),
+    `error: ${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules; nothing may be written. Fix the documents or the rules, or let them through with ${rules.map((r) => `--allow ${r}=REASON`).join(' ')}`,
+  ];
+}
+
+/** Nothing is written for a plan with a denial no allowance covers: one line naming each. */
+export function refuseDenied(plan: Plan): void {
+  const denied = denials(plan.rules);
+  if (!denied.length) return;
+  const each = denied.map((d) => `rule ${d.rule} denies ${d.address} (${d.action})`).join('; ');
+  throw new UserError(`${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`);
+}

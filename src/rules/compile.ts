@@ -1,0 +1,117 @@
+// The rules' CEL (the Common Expression Language, as Kubernetes validations use it), parsed and type-checked once per
+// run by @marcbachmann/cel-js against the variables a rule sees: `change` (a typed record, so a misspelt field is a
+// type error at `file:line:col`) and `now`. Loaded only when the configuration has rules.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Environment } from '@marcbachmann/cel-js';
+import type { Issue, Pos } from '../types.js';
+import { ChangeVariable } from './change.js';
+import type { RuleSource, Severity } from './load.js';
+
+/** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
+export interface RuleVars {
+  change: ChangeVariable;
+  now: Date;
+}
+
+export interface CompiledRule {
+  name: string;
+  severity: Severity;
+  kinds?: Set<string>;
+  actions?: Set<string>;
+  environments?: Set<string>;
+  /** the expression: true passes; anything else fails; a throw is the rule's error for that change */
+  test: (vars: RuleVars) => unknown;
+  /** the message shown when it fails (messageExpression evaluated, or message, or the expression itself) */
+  message: (vars: RuleVars) => unknown;
+}
+
+/** The fields of `change`, as the README's Guardrails section lists them. */
+export const CHANGE_FIELDS = {
+  address: 'string', kind: 'string', name: 'string', action: 'string', environment: 'string',
+  before: 'map<string, dyn>', after: 'map<string, dyn>', changed: 'list<string>',
+} as const;
+
+let environment: Environment | undefined;
+const celEnvironment = () => (environment ??= new Environment({ enableOptionalTypes: true })
+  .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
+  .registerVariable('change', 'tapedeck.Change')
+  .registerVariable('now', 'google.protobuf.Timestamp'));
+
+interface CelError { summary?: string; message: string; range?: { start: number } }
+
+/** The first line at or after `from` (0-based) with text on it, and its indentation. */
+function textLine(lines: string[], from: number): { index: number; indent: number } {
+  let l = from;
+  while (l < lines.length && !lines[l].trim()) l++;
+  return { index: l, indent: (lines[l] ?? '').length - (lines[l] ?? '').trimStart().length };
+}
+
+/**
+ * Where offset `offset` of the YAML string `value`, the value of the mapping key at `key`, stands in its file: inside
+ * a quoted or plain scalar, or on a line of a block scalar (`|`, `>`) below. Escapes or folding may put it off a little.
+ */
+export function positionIn(text: string, key: Pos, value: string, offset: number): Pos {
+  const lines = text.split('\n');
+  const keyLine = lines[key.line - 1] ?? '';
+  const after = /^(["']?)[^"':]*\1\s*:[ \t]*/.exec(keyLine.slice(key.col - 1))?.[0].length ?? 0;
+  let at = { line: key.line, col: key.col + after };
+  if (keyLine[at.col - 1] === undefined || keyLine[at.col - 1] === '#') {
+    // The value starts on a line of its own.
+    const next = textLine(lines, key.line);
+    at = { line: next.index + 1, col: next.indent + 1 };
+  }
+  const lead = (lines[at.line - 1] ?? '')[at.col - 1];
+  const breaks = value.slice(0, offset).split('\n');
+  const inLine = breaks[breaks.length - 1].length;
+  if (lead === '|' || lead === '>') {
+    const first = textLine(lines, at.line);
+    return { line: first.index + breaks.length, col: first.indent + 1 + inLine };
+  }
+  const quoted = lead === '"' || lead === "'" ? 1 : 0;
+  return breaks.length > 1 ? { line: at.line + breaks.length - 1, col: inLine + 1 } : { line: at.line, col: at.col + quoted + offset };
+}
+
+/** `expr` parsed and type-checked, or why not (with the offset of the problem in the expression). */
+function compileExpression(expr: string, want: 'bool' | 'string'): { run?: (v: RuleVars) => unknown; problem?: string; offset?: number } {
+  const env = celEnvironment();
+  try {
+    const parsed = env.parse(expr);
+    const checked = parsed.check() as { valid: boolean; type?: string; error?: CelError };
+    if (!checked.valid) return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
+    if (checked.type !== want && checked.type !== 'dyn') return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
+    return { run: parsed as unknown as (v: RuleVars) => unknown };
+  } catch (e) {
+    const err = e as CelError;
+    return { problem: err.summary ?? err.message, offset: err.range?.start };
+  }
+}
+
+/** Every rule compiled once for the run, or located issues for those whose CEL does not parse or type-check. */
+export function compileRules(sources: RuleSource[], cwd: string): { rules: CompiledRule[]; issues: Issue[] } {
+  const issues: Issue[] = [];
+  const texts = new Map<string, string>();
+  const locate = (r: RuleSource, field: 'expression' | 'messageExpression', offset = 0): Pos | undefined => {
+    const at = r.pos(field);
+    if (!at) return undefined;
+    if (!texts.has(r.file)) texts.set(r.file, readFileSync(resolve(cwd, r.file), 'utf8'));
+    return positionIn(texts.get(r.file)!, at, r.spec[field]!, offset);
+  };
+  const rules: CompiledRule[] = [];
+  for (const r of sources) {
+    const { spec } = r;
+    const test = compileExpression(spec.expression, 'bool');
+    if (test.problem) issues.push({ file: r.file, pos: locate(r, 'expression', test.offset), message: `rule ${spec.name}: expression: ${test.problem}`, severity: 'error' });
+    const shown = spec.messageExpression !== undefined ? compileExpression(spec.messageExpression, 'string') : undefined;
+    if (shown?.problem) issues.push({ file: r.file, pos: locate(r, 'messageExpression', shown.offset), message: `rule ${spec.name}: messageExpression: ${shown.problem}`, severity: 'error' });
+    if (!test.run || shown?.problem) continue;
+    const fixed = spec.message ?? `${spec.description ?? spec.expression}`;
+    const set = (xs?: string[]) => (xs?.length ? new Set(xs) : undefined);
+    rules.push({
+      name: spec.name, severity: spec.severity ?? 'deny',
+      kinds: set(spec.match?.kinds), actions: set(spec.match?.actions), environments: set(spec.match?.environments),
+      test: test.run, message: shown?.run ?? (() => fixed),
+    });
+  }
+  return { rules, issues };
+}
