@@ -93,6 +93,12 @@ export function kindFacts(k: KindDef): string[] {
     facts.push(k.list
       ? '**A create whose answer was lost** is found through the list by its fields, so it is never made twice.'
       : '**A create whose answer was lost** cannot be looked up (the kind has no list): it ends `unknown` and the next plan says how to resolve it.');
+    const key = inlinedSchema(k.schema).properties.spec['x-natural-key'] as string[] | undefined;
+    if (!k.list) facts.push('**Duplicates** cannot be checked before a create (no list): the plan says so.');
+    else if (key && k.identity.by !== 'natural') {
+      facts.push(`**Looked for before a create** by its natural key ${key.map((f) => code(f)).join(' + ')}: a live one `
+        + 'nobody manages stops the plan, naming `tapedeck import` (or `allow_duplicate: true`).');
+    }
   }
   for (const u of k.uniqueWhen ?? []) {
     facts.push(`**At most one** document with ${code(`${u.when}: true`)} per ${u.fields.map(code).join(' + ')} (validate refuses ${u.message}).`);

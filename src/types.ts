@@ -32,6 +32,8 @@ export interface Document {
   duplicate_from?: string;
   /** the address it was known by before a rename */
   moved_from?: string;
+  /** create it even where the platform has a resource with the same natural key that tapedeck does not manage */
+  allow_duplicate?: boolean;
   /** spec field paths filled from the environment: sensitive, shown as (sensitive), never saved or stored */
   sensitive?: string[];
   spec: JsonObject;
@@ -97,11 +99,13 @@ export interface Lookup {
 }
 
 /**
- * move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it;
- * replace: an identity field changed, so another resource: a create (for a key kind, a write to the new key) plus the
- * release of the old one (`released_id`), which stays on the platform.
+ * move: a rename (`moved_from`) with nothing else to change; release: declared no more, the platform keeps it (and
+ * the state remembers it as released); restore: a released resource declared again, taken back (diffed like an
+ * update, or a change of the state alone where nothing differs); replace: an identity field changed, so another
+ * resource: a create (for a key kind, a write to the new key) plus the release of the old one (`released_id`), which
+ * stays on the platform.
  */
-export type Action = 'create' | 'update' | 'noop' | 'move' | 'release' | 'replace';
+export type Action = 'create' | 'update' | 'noop' | 'move' | 'release' | 'replace' | 'restore';
 
 /** Whether applying the change creates a resource (a create, or the replace of a kind with ids: its new resource). */
 export const sendsCreate = (c: Pick<Change, 'action' | 'id'>) => c.action === 'create' || (c.action === 'replace' && c.id === undefined);
@@ -225,6 +229,10 @@ export interface Live {
   from_state?: boolean;
   /** found through the list by these fields (a natural key), not by an id: the plan says it adopts it */
   adopted_by?: string[];
+  /** the id is a released state entry's (at this address, or the one it moved from): the resource is taken back */
+  restored?: boolean;
+  /** what the reading found that a reviewer should know (duplicates allowed, or not checked) */
+  notes?: string[];
 }
 
 export type Observed = Desired & Live;

@@ -109,6 +109,13 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     if (c.moved_from) state.forget(c.moved_from);
   };
 
+  /** Declared no more: the entry stays, marked released, so a document that comes back takes its resource back. */
+  const release = (address: string) => {
+    const was = state.entry(address);
+    if (was?.id) state.set(address, { kind: was.kind, id: was.id, ...(was.fields ? { fields: was.fields } : {}), released_at: new Date().toISOString() });
+    else state.forget(address);
+  };
+
   /** After a write, the resource read back: fields the platform did not keep as written are reported. */
   const verify = async (c: Change): Promise<Pick<ResultEntry, 'not_kept' | 'unverified'>> => {
     if (!c.read || !c.expect) return {};
@@ -128,9 +135,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     const why = stopped();
     if (why) {
       entry = { address: c.address, action: c.action, outcome: 'skipped', ...(c.id ? { id: c.id } : {}), error: `not sent: ${why}` };
-    } else if (c.action === 'move' || c.action === 'release') {
+    } else if (c.action === 'move' || c.action === 'release' || (c.action === 'restore' && !c.request)) {
       // Changes of the state alone: nothing is sent.
-      if (c.action === 'release') state.forget(c.address);
+      if (c.action === 'release') release(c.address);
       else record(c, c.id);
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
     } else if (failedDep) {

@@ -17,6 +17,7 @@ const commands = {
   show: () => import('./commands/show.js'),
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
+  import: () => import('./commands/import.js'),
   stateVersions: () => import('./commands/state-versions.js'),
   stateMigrate: () => import('./commands/state-migrate.js'),
   schema: () => import('./commands/schema.js'),
@@ -113,6 +114,12 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--portable', 'documents for another project: no server ids, the project and the ids of other resources as variables and references (vars.example.yaml lists them)')
     .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
     .action(async (dir, flags) => { code = await (await commands.export()).exportCommand(dir, flags, io); });
+  common(program.command('import <address> <id> [dir]')
+    .description('bind an existing resource to a document\'s address in the state (Terraform\'s import)'))
+    .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
+    .action(async (address, id, dir, flags) => {
+      code = await (await commands.import()).importCommand(address, id, dir, flags, io);
+    });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids'))
     .action(async (dir, flags) => { code = await (await commands.state()).stateList(dir, flags, io); });

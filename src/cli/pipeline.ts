@@ -65,6 +65,7 @@ function undeclared(docs: Document[], state: State): Undeclared[] {
   for (const address in state.data.resources) {
     if (declared.has(address)) continue;
     const e = state.data.resources[address];
+    if (e.released_at) continue; // released once already: remembered, not released again
     out.push({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) });
   }
   return out;
@@ -84,7 +85,8 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
     // A platform that cannot be used at all is one line, not one per document.
     const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
     if (stop) throw new UserError(stop);
-    for (const f of failures) io.err(`${f.address}: ${errorLine(f.error)}\n`);
+    // A problem located in a document starts with its file:line:col (and names the address itself).
+    for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
     if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
     throw new Reported();
   }
@@ -131,7 +133,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
   const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, Object.keys(state.data.resources), opts.registry);
+  const docs = selectTargets(all, opts.targets, state.managedAddresses(), opts.registry);
   const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
   const client = makeClient(opts, io);
   try {

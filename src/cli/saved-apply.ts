@@ -26,7 +26,7 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
   const { docs } = config;
   const state = await State.open(backend);
   const url = baseUrl(opts);
-  const planned = selectTargets(docs, opts.targets, Object.keys(state.data.resources), opts.registry);
+  const planned = selectTargets(docs, opts.targets, state.managedAddresses(), opts.registry);
   const before = mismatches(saved, { environment: { name: opts.envName, base_url: url.href }, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return { stale: before };
   state.bindTo({ origin: url.origin, environment: opts.envName }, opts.configuration);

@@ -88,11 +88,13 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`], o.id);
   }
   const diff = diffSpec(model, o.desired, o.live);
-  if (!diff.length) return stateChange(base, { action: o.moved_from ? 'move' : 'noop', id: o.id || undefined, moved_from: o.moved_from || undefined });
+  // A released resource taken back is a restore, whether fields differ (brought back like an update) or not.
+  const same = o.restored ? 'restore' : o.moved_from ? 'move' : 'noop';
+  if (!diff.length) return stateChange(base, { action: same, id: o.id || undefined, moved_from: o.moved_from || undefined });
   const style = styleOf(k.update);
   const w = { k, model, o, mask: diff.map((d) => d.path), key };
   return shapedChange(base, {
-    action: 'update', id: o.id || undefined, moved_from: o.moved_from || undefined, update_mask: style.mask(w.mask), request: style.request(w), diff,
+    action: o.restored ? 'restore' : 'update', id: o.id || undefined, moved_from: o.moved_from || undefined, update_mask: style.mask(w.mask), request: style.request(w), diff,
     schema: k.schema, live_fingerprint: fingerprinted(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
   });
 }
@@ -213,7 +215,7 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   }
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
-  const notes = [...(c.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' || c.action === 'replace' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
+  const notes = [...(c.notes ?? []), ...(o.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' || c.action === 'replace' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
   if (notes.length) c.notes = notes;
   return c;
 }
@@ -247,7 +249,7 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
 
 /** How many changes of each action: the summary, counted from the changes themselves (also for a saved plan). */
 export function summaryOf(changes: readonly Change[]): Summary {
-  const summary: Summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 0 };
+  const summary: Summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return summary;
 }

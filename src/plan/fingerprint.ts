@@ -22,7 +22,7 @@ export function fingerprint(schema: string, carry: string[] | undefined, live: J
  * One document's share of the configuration hash. Keys in the order the files wrote them: keys moved around in a
  * file make a saved plan stale (the safe side), and the native JSON.stringify costs a tenth of the sorting one.
  */
-const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.moved_from ?? null, d.spec]);
+const configurationPart = (d: Document) => JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.moved_from ?? null, d.spec, ...(d.allow_duplicate ? [true] : [])]);
 
 /** The configuration as planned: every document after variables were filled in. The parts go into the hash one by
  *  one (the same bytes as hashing the JSON array of them): joined first, 100,000 documents made a 12 MB string. */

@@ -16,6 +16,7 @@ import type { Caller } from './client.js';
 import { AnswersById, listAll, listSome, naturalKeyOf, unwrap } from './list.js';
 import { answeredByList, listKey, scopeOf, wouldBeDefault, type DocRead, type ReadPlan } from './read-plan.js';
 import { findCreated } from './recover.js';
+import { byNaturalKey, duplicateCheck, keyKnown, naturalKeyFields, type Owner } from './duplicates.js';
 
 export interface ReadFailure {
   address: string;
@@ -55,22 +56,28 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     return lists.get(key)!;
   };
   /** Listed resources indexed by natural key, built once per list (a find per document would be quadratic). */
-  const byNaturalKey = new Map<Promise<JsonObject[]>, Promise<Map<string, JsonObject>>>();
-  const adopt = async (k: KindDef, fields: string[], listSpec: ListSpec | undefined, desired: JsonObject): Promise<JsonObject | undefined> => {
+  const indexes = new Map<Promise<JsonObject[]>, Promise<Map<string, JsonObject[]>>>();
+  /** The live resources in the desired one's scope with its natural key (undefined: the scope is not known yet). */
+  const sameKey = async (k: KindDef, fields: string[], listSpec: ListSpec | undefined, desired: JsonObject): Promise<JsonObject[] | undefined> => {
     const scope = listSpec && scopeOf(listSpec, desired);
     if (!listSpec || !scope) return undefined;
     const list = listed(k, listSpec, scope);
-    if (!byNaturalKey.has(list)) {
-      byNaturalKey.set(list, list.then((all) => {
-        const index = new Map<string, JsonObject>();
-        for (const r of all) {
-          const key = naturalKeyOf(k.schema, fields, r);
-          if (!index.has(key)) index.set(key, r);
-        }
-        return index;
-      }));
-    }
-    return (await byNaturalKey.get(list)!).get(naturalKeyOf(k.schema, fields, desired));
+    if (!indexes.has(list)) indexes.set(list, list.then((all) => byNaturalKey(k.schema, fields, all)));
+    return (await indexes.get(list)!).get(naturalKeyOf(k.schema, fields, desired)) ?? [];
+  };
+  /** Who holds a live resource: the state's entries, then the documents of this plan (a restore takes a released one). */
+  let owners: Map<string, Owner> | undefined;
+  const ownerOf = (id: string) => (owners ??= ownersOf(state, plan)).get(id);
+  /** Before a create: a live resource with the document's natural key that nobody manages stops the plan. */
+  const lookBeforeCreating = async (o: Observed, k: KindDef) => {
+    const list = listSpecOf(k);
+    if (!list) return void (o.notes = [`duplicates could not be checked: a ${k.kind} has no list to look in`]);
+    const fields = naturalKeyFields(k.schema);
+    if (!fields || !keyKnown(fields, o.desired, o.source ? k.duplicate?.placeholder : undefined)) return;
+    const same = await sameKey(k, fields, list, o.desired);
+    const { note, error } = duplicateCheck(o.doc, k.schema, fields, same ?? [], ownerOf);
+    if (error) throw error;
+    if (note) o.notes = [note];
   };
 
   // Lists decided up front go out at once, beside the first GETs; one that fails (a platform without it) means
@@ -100,7 +107,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     const { doc, k } = r;
     const d = desiredOf(doc, k, r.refers, idOf);
     // Every field from the start, in one order: ten thousand objects of one shape, not shapes that grow one by one.
-    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false, adopted_by: undefined };
+    const o: Observed = { doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom, from_state: false, adopted_by: undefined, restored: r.restored, notes: undefined };
     observed.set(doc.address, o);
     const { desired, source } = o;
     if (k.identity.by === 'key') {
@@ -143,13 +150,14 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
     const scope = list && scopeOf(list, desired);
     if (list && scope && wouldBeDefault(k, desired)) await listed(k, list, scope);
     if (!o.live && k.identity.by === 'natural') {
-      const found = await adopt(k, k.identity.fields, list, desired);
+      const found = (await sameKey(k, k.identity.fields, list, desired))?.[0];
       if (found) {
         o.live = found;
         o.id = String(found.id);
         o.adopted_by = k.identity.fields;
       }
     }
+    if (!o.live && createFor(k, source) && k.identity.by !== 'natural') await lookBeforeCreating(o, k);
     // A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply.
     if (!o.live && source && k.duplicate && !hasReference(source)) {
       try {
@@ -213,4 +221,12 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
  */
 function listedByKind(seen: Map<string, JsonObject[]>): (k: KindDef) => JsonObject[] {
   return (k) => seen.get(k.kind) ?? [];
+}
+
+/** Every id the state or a document of the plan names, with its holder (made once, when a create is first checked). */
+function ownersOf(state: State, plan: ReadPlan): Map<string, Owner> {
+  const out = new Map<string, Owner>();
+  for (const [address, e] of Object.entries(state.data.resources)) if (e.id) out.set(e.id, { address, released: !!e.released_at });
+  for (const wave of plan.waves) for (const r of wave) if (r.id) out.set(r.id, { address: r.doc.address, released: false });
+  return out;
 }

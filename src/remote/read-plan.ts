@@ -29,6 +29,8 @@ export interface DocRead {
   viaList?: string;
   /** the state knows it by this address still (a rename): its entry is taken over */
   movedFrom?: string;
+  /** the state entry it takes over was released: its resource is taken back (a restore), not created again */
+  restored: boolean;
 }
 
 /** Whether a document waits for a list rather than sending a GET of its own (it then needs no request slot). */
@@ -85,6 +87,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const r: DocRead = {
       doc, k, id: id || undefined, fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0,
       pending, viaList: undefined, movedFrom: old ? doc.moved_from : undefined,
+      restored: !!entry?.released_at && (k.identity.by === 'key' || (!!id && id === entry.id)),
     };
     reads.push(r);
     const list = listSpecOf(k);

@@ -72,12 +72,13 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
 }
 
 function observedAsRecorded(doc: Document, k: KindDef, entry: StateEntry, refers: boolean, idOf: (a: string) => string | undefined): Observed | undefined {
-  if (!entry.fields || entry.pending_since || doc.sensitive?.length) return undefined;
+  // A released entry is read: the document that comes back takes its resource back (a restore).
+  if (!entry.fields || entry.pending_since || entry.released_at || doc.sensitive?.length) return undefined;
   const { desired, source } = desiredOf(doc, k, refers, idOf);
   // A duplicate's placeholder stands for the source's value, which only a read tells.
   if (source && k.duplicate && JSON.stringify(desired).includes(k.duplicate.placeholder)) return undefined;
   const id = recordedId(doc, k, entry, desired);
   if (!id || !sameAsRecorded(k, desired, entry.fields)) return undefined;
   // Every field from the start, in readLive's order: one shape for every observation.
-  return { doc, desired, source, id, live: desired, moved_from: undefined, from_state: k.identity.by !== 'key' && doc.id === undefined, adopted_by: undefined };
+  return { doc, desired, source, id, live: desired, moved_from: undefined, from_state: k.identity.by !== 'key' && doc.id === undefined, adopted_by: undefined, restored: undefined, notes: undefined };
 }

@@ -10,7 +10,7 @@ import { applyFailed, newStateLines, summaryLine } from './text.js';
 import { rulesMarkdown } from './rules.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', noop: '' };
+const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', restore: '↩️', noop: '' };
 
 // Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
 // Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.
@@ -73,9 +73,9 @@ function details(c: Change): string {
   return lines.join('\n');
 }
 
-/** What is left out first past the budget: plain updates and unchanged rows, then creates and moves; releases and
- *  replacements (a resource let go) never. */
-const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, replace: 0, release: 0 };
+/** What is left out first past the budget: plain updates and unchanged rows, then creates, moves and restores;
+ *  releases and replacements (a resource let go) never. */
+const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, restore: 1, replace: 0, release: 0 };
 /** Room kept for the note that counts what was left out. */
 const NOTE_ROOM = 400;
 

@@ -6,7 +6,8 @@ import type { HistoryEntry } from '../state/backend.js';
 /** A state's resources: address -> kind and id (an entry not created yet has no id). */
 export interface StateListing {
   where: string;
-  resources: Record<string, { kind: string; id?: string }>;
+  /** a released entry is remembered, not managed: marked so that it is not taken for one */
+  resources: Record<string, { kind: string; id?: string; released?: boolean; released_at?: string }>;
 }
 
 /** A state's versions, newest first; `more`: older ones were left out (--limit). */
@@ -34,7 +35,7 @@ const pad = (rows: string[][]) => {
 export function listingText(l: StateListing): string {
   const entries = Object.entries(l.resources);
   if (!entries.length) return `The state ${l.where} holds no resources.\n`;
-  return entries.map(([address, e]) => `${address}\t${e.id ?? '-'}\n`).join('');
+  return entries.map(([address, e]) => `${address}\t${e.id ?? '-'}${e.released_at ? `\treleased ${e.released_at}` : ''}\n`).join('');
 }
 
 export function historyText(h: StateHistory): string {

@@ -55,9 +55,12 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
     const head = drift.length ? [`  ${s.bad('!')} ${c.address} (${id}) matches the documents again, but drifted:`] : [];
     return [...moved, ...head, ...drift, ...(notes.length ? [...(moved.length || head.length ? [] : [`  ${c.address}:`]), ...notes] : [])];
   }
+  const restored = `  ↩ ${c.address} (${id}) will be restored: released earlier, it is managed again`;
+  if (c.action === 'restore' && !c.request) return [...moved, s.change(`${restored}, as it is`), ...drift, ...notes];
   const head = c.action === 'replace'
     ? s.bad(`  -/+ ${c.address} will be replaced: a new ${c.kind} is written${c.id ? ` at ${id}` : ''}; the old one, ${oneLine(c.released_id ?? '')}, is released and stays on the platform`)
-    : c.action === 'create' ? s.add(`  + ${c.address} will be created`) : s.change(`  ~ ${c.address} (${id || c.request?.path}) will be updated`);
+    : c.action === 'create' ? s.add(`  + ${c.address} will be created`)
+      : s.change(c.action === 'restore' ? `${restored}, its fields brought back:` : `  ~ ${c.address} (${id || c.request?.path}) will be updated`);
   const lines = [...moved, head];
   for (const d of c.diff ?? []) {
     if (sendsCreate(c)) lines.push(...createRows(model, d).map((r) => s.add(`      + ${d.path}${r.path}: ${txt(r.after)}`)));
@@ -68,13 +71,13 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
   return lines;
 }
 
-/** Whether a plan would change anything: on the platform, or in the state (moves, releases). */
+/** Whether a plan would change anything: on the platform, or in the state (moves, releases, restores). */
 export const hasChanges = (p: Plan) => Object.entries(p.summary).some(([action, n]) => action !== 'noop' && n > 0);
 
 export function summaryLine(p: Plan): string {
-  const { create, update, replace, move, release, noop } = p.summary;
+  const { create, update, replace, move, release, restore, noop } = p.summary;
   if (!hasChanges(p)) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
-  const extra = `${replace ? `${replace} to replace, ` : ''}${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}`;
+  const extra = `${replace ? `${replace} to replace, ` : ''}${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}${restore ? `${restore} to restore, ` : ''}`;
   return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;
 }
 
@@ -101,7 +104,7 @@ export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string 
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {
-  const done = { create: s.add('created'), update: s.change('updated'), replace: s.bad('replaced'), move: s.change('moved'), release: s.bad('released'), noop: 'unchanged' };
+  const done = { create: s.add('created'), update: s.change('updated'), replace: s.bad('replaced'), move: s.change('moved'), release: s.bad('released'), restore: s.change('restored'), noop: 'unchanged' };
   const mark = r.outcome === 'applied' ? done[r.action] : s.bad(r.outcome);
   const kept = r.not_kept ? s.bad(`: not kept: ${r.not_kept.join('; ')}`) : '';
   const unrecorded = r.state_recorded === false ? s.bad(': not recorded in the state') : '';

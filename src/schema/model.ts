@@ -39,6 +39,9 @@ export interface Field {
   /** a key made of "/"-separated ids (x-ref-parts): per form (by its number of parts), each part's x-ref, or null
    *  for a part that is plain text */
   refParts?: Array<Array<string | null>>;
+  /** a resource: the fields that tell it apart from the others of its kind on the platform (x-natural-key), looked
+   *  for before a create */
+  naturalKey?: string[];
 }
 
 // JSON Schema documents are read field by field where their shape is known; the rest stays open.
@@ -100,7 +103,7 @@ function build(raw: JsonSchema, file: string): Field {
   if (node.type === 'array') {
     const items = build(node.items ?? {}, f);
     const key = node['x-key'] === undefined ? undefined : [node['x-key']].flat().map(String);
-    if (key) checkKey(key, items, f);
+    if (key) checkKey(key, items, f, 'x-key', "the array's elements'");
     return { ...base, type: 'array', set: node['x-set'] === true, items, ...(key ? { key } : {}) };
   }
   if (node.type === 'object' && node.properties) {
@@ -108,7 +111,10 @@ function build(raw: JsonSchema, file: string): Field {
     for (const [k, v] of Object.entries(node.properties)) props[k] = build(v as JsonSchema, f);
     // Money is a shape, not a name: the same three fields wherever the API uses one.
     const money = Object.keys(props).sort().join() === 'currency_code,nanos,units';
-    return { ...base, type: 'message', props, ...(money ? { money: true } : {}) };
+    const message: Field = { ...base, type: 'message', props, ...(money ? { money: true } : {}) };
+    const naturalKey = node['x-natural-key'] === undefined ? undefined : [node['x-natural-key']].flat().map(String);
+    if (naturalKey) checkKey(naturalKey, message, f, 'x-natural-key', "the resource's");
+    return naturalKey ? { ...message, naturalKey } : message;
   }
   if (node.type === 'object') return { ...base, type: 'map' };
   if (typeof node.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(node.type)) {
@@ -127,11 +133,11 @@ function enumValues(node: JsonSchema, file: string): string[] | undefined {
   return closed ? node.enum : node.examples;
 }
 
-/** An x-key must name scalar fields of the element: a key that names nothing would silently match nothing. */
-function checkKey(key: string[], items: Field, file: string): void {
+/** A key (x-key, x-natural-key) must name scalar fields: a key that names nothing would silently match nothing. */
+function checkKey(key: string[], of: Field, file: string, keyword: string, whose: string): void {
   for (const path of key) {
-    const f = fieldAt(items, path);
-    if (!f || ['message', 'array', 'map', 'any'].includes(f.type)) throw new Error(`schema ${file}: x-key ${path} is not a scalar field of the array's elements`);
+    const f = fieldAt(of, path);
+    if (!f || ['message', 'array', 'map', 'any'].includes(f.type)) throw new Error(`schema ${file}: ${keyword} ${path} is not a scalar field of ${whose} fields`);
   }
 }
 

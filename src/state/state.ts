@@ -22,6 +22,8 @@ export interface StateEntry {
   pending_since?: string;
   /** ids that already matched the create before it was sent: never taken for the resource it made */
   existing?: string[];
+  /** declared no more since this time: the platform keeps it, and a document that comes back takes it back */
+  released_at?: string;
 }
 
 export interface Platform {
@@ -161,6 +163,11 @@ export class State {
   /** Throws (a UserError saying why) unless the lock this run took is still held. */
   checkLock(): Promise<void> {
     return this.backend.checkLock();
+  }
+
+  /** The addresses of the entries that are managed (released ones left out). */
+  managedAddresses(): string[] {
+    return Object.keys(this.data.resources).filter((a) => !this.data.resources[a].released_at);
   }
 
   /** Every id the state knows: resources that are already someone's, never adopted for another address. */

@@ -23,6 +23,8 @@ export function newAjv(source = false): Ajv {
   for (const k of annotations) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string'] });
   // x-key names one field or several (a composite key): a string or an array of them.
   ajv.addKeyword({ keyword: 'x-key', schemaType: ['string', 'array'] });
+  // x-natural-key: the fields that tell a kind's resources apart on the platform (checked before a create).
+  ajv.addKeyword({ keyword: 'x-natural-key', schemaType: 'array' });
   // x-ref: what an id field points at (a kind, or a thing outside tapedeck); x-ref-parts: the same, part by part.
   ajv.addKeyword({ keyword: 'x-ref', schemaType: ['string', 'array'] });
   ajv.addKeyword({ keyword: 'x-ref-parts', schemaType: 'array' });

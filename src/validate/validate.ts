@@ -188,6 +188,7 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
     id: v.id as string | undefined,
     duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
     ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
+    ...(v.allow_duplicate === true ? { allow_duplicate: true } : {}),
     ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive, model) } : {}),
     spec: emptyMessagesAsNull(model, v.spec as JsonObject),
     source: src,

@@ -96,7 +96,7 @@ describe('the order apply writes in, as the emulator received it', () => {
     // Applied, the same documents plan to nothing, and neither a plan nor another apply sends a write.
     emu.clearCalls();
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: documents.length });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: documents.length });
     expect(emu.calls().length).toBeGreaterThan(0);
     expect(emu.calls().filter((c) => c.method !== 'GET').map(line)).toEqual([]);
     await apply(dir, '--concurrency', String(concurrency));
@@ -110,7 +110,7 @@ describe('what apply reports and records', () => {
     const offer = (name: string, id: string, title: string) => ({ kind: 'Offer', name, id, spec: { project_id: 'p', name: title } });
     const dir = testdir({ 'a.yaml': [offer('one', 'o1', 'One'), offer('two', 'o2', 'Two'), offer('three', 'o3', 'Three')] });
     await apply(dir);
-    // Offer/gone leaves the documents (released: the entry goes, the offer stays), Offer/two changes, the rest stays.
+    // Offer/three leaves the documents (released: the entry is marked released, the offer stays), Offer/two changes, the rest stays.
     writeFileSync(join(dir, 'a.yaml'), [offer('one', 'o1', 'One'), offer('two', 'o2', 'Two, renamed')].map((d) => stringify(d)).join('---\n'));
     const plan = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).stdout) as { changes: { address: string; action: string }[] };
     const planned = plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.address}`);
@@ -119,7 +119,8 @@ describe('what apply reports and records', () => {
     const result = await apply(dir);
     expect(result.results.map((r) => `${r.action} ${r.address}`)).toEqual(planned);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')) as { resources: Record<string, { id: string; fields: object }> };
-    expect(Object.keys(state.resources).sort()).toEqual(['Offer/one', 'Offer/two']);
+    expect(Object.keys(state.resources).sort()).toEqual(['Offer/one', 'Offer/three', 'Offer/two']);
+    expect(state.resources['Offer/three']).toMatchObject({ id: 'o3', released_at: expect.any(String) });
     expect(state.resources['Offer/one']).toEqual({ kind: 'Offer', id: 'o1', fields: { project_id: 'p', name: 'One' } });
     expect(state.resources['Offer/two'].fields).toEqual({ project_id: 'p', name: 'Two, renamed' });
   });

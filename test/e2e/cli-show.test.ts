@@ -57,7 +57,7 @@ describe('tapedeck show', () => {
 
   it('counts only what the changes say: an edited summary with its checksum made again changes nothing shown', async () => {
     const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as Plan;
-    plan.summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 3 };
+    plan.summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 3 };
     plan.checksum = planChecksum(plan);
     writeFileSync(join(dir, 'edited.json'), JSON.stringify(plan));
     for (const format of ['text', 'markdown']) {

@@ -34,7 +34,7 @@ describe('the live API style never shows as a change', () => {
     });
     const { plan: p } = await plan(dir);
     expect(p.changes.map((c: { action: string }) => c.action)).toEqual(['noop', 'noop', 'noop']);
-    expect(p.summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 3 });
+    expect(p.summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 3 });
   });
 });
 
@@ -87,7 +87,7 @@ describe('references', () => {
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(state.resources['Event/final']).toEqual({ kind: 'Event', id: eventId, fields: { title: 'The final' } });
     expect(state.resources['Offer/pass'].fields).toEqual({ project_id: 'p', name: 'Pass', 'target.event_ids': [eventId] });
-    expect((await plan(dir)).plan.summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 3 });
+    expect((await plan(dir)).plan.summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 3 });
   });
 });
 
@@ -202,7 +202,7 @@ describe('fewer round trips', () => {
     const dir = testdir({ 'a.yaml': offers.slice(380).map((o) => ({ kind: 'Offer', name: o.id, id: o.id, spec: { project_id: 'p', name: `${o.name} renamed` } })) });
     const run = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).summary).toEqual({ create: 0, update: 20, replace: 0, move: 0, release: 0, noop: 0 });
+    expect(JSON.parse(run.stdout).summary).toEqual({ create: 0, update: 20, replace: 0, move: 0, release: 0, restore: 0, noop: 0 });
     expect(emu.stats.reads).toBe(20 + 20);
   });
 

@@ -75,7 +75,8 @@ describe('environments: on a document', () => {
     expect(plan.summary).toMatchObject({ release: 1, create: 0, update: 0 });
     expect((await runCli(['apply', dir, '--env', 'production', '--yes'], { cwd: dir })).code).toBe(0);
     const prodState = JSON.parse(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).resources;
-    expect(Object.keys(prodState)).toEqual(['Offer/basic']);
+    expect(Object.keys(prodState)).toEqual(['Offer/basic', 'Offer/partner']);
+    expect(prodState['Offer/partner'].released_at).toEqual(expect.any(String));
     expect(await offers(production)).toEqual(['Basic', 'Partner pass']);
     const again = await runCli(['plan', dir, '--env', 'production', '--detailed-exitcode'], { cwd: dir });
     expect(again.code).toBe(0);

@@ -31,11 +31,12 @@ describe('a create whose answer was lost', () => {
     emu = await emulator({});
     let lists = 0;
     let faulty = true;
-    // The list read before the create answers; the create's answer is lost; every lookup after it fails with 503.
+    // The plan's look before creating and the list read before the create answer; the create's answer is lost;
+    // every lookup after it fails with 503.
     proxy = await faultyProxy(emu.url, (req) => {
       if (!faulty) return undefined;
       if (req.method === 'POST') return 'drop_after';
-      if (isOfferList(req.method, req.url) && lists++ > 0) return { status: 503, forward: false };
+      if (isOfferList(req.method, req.url) && lists++ > 1) return { status: 503, forward: false };
       return undefined;
     });
     const dir = testdir({ 'a.yaml': offer('promo') });
@@ -94,7 +95,8 @@ describe('a create whose answer was lost', () => {
     let posts = 0;
     // The first create never reaches the platform; the only match then is the one made by hand, which is not ours.
     proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && posts++ === 0 ? 'drop_before' : undefined));
-    const dir = testdir({ 'a.yaml': offer('promo') });
+    // A second Promo on purpose: without allow_duplicate the plan would stop at the one made by hand.
+    const dir = testdir({ 'a.yaml': { ...offer('promo'), allow_duplicate: true } });
     const { result } = await applyJson(proxy.url, dir);
     const made = (await offers()).filter((o) => o.id !== 'off_by_hand');
     expect(made).toHaveLength(1);

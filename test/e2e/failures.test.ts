@@ -180,7 +180,7 @@ describe('partial apply', () => {
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(Object.keys(state.resources).sort()).toEqual(['Offer/fine', 'Vod/v']);
     const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
-    expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, replace: 0, move: 0, release: 0, noop: 2 });
+    expect(JSON.parse(next.stdout).summary).toEqual({ create: 2, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 2 });
     expect((await call(emu, 'GET', '/monetization/offers/v1')).body.offers).toHaveLength(1);
   });
 });

@@ -72,12 +72,14 @@ describe('examples/rules', () => {
 
   it('no-release-in-production: a removed document is released in staging, denied in production', async () => {
     emu = await emulator(seed);
+    // One emulator for both environments: each its own project, or production's create would find staging's offer.
     // Named: the second directory takes the first one's states, so both are one configuration.
-    const project = { 'tapedeck.yaml': { version: 1, name: 'catalog', environments: { staging: {}, production: {} } } };
-    const both = [newOffer({}), { ...newOffer({}), name: 'other' }];
+    const project = { 'tapedeck.yaml': { version: 1, name: 'catalog', environments: { staging: { vars: { project: 'p_st' } }, production: { vars: { project: 'p_pr' } } } } };
+    const offer = (name: string, title: string) => ({ kind: 'Offer', name, spec: { project_id: '${var.project}', name: title } });
+    const both = [offer('launch', 'Launch'), offer('other', 'Other')];
     const dir = configuration('no-release-in-production', both, project);
     for (const env of ['staging', 'production']) expect((await runCli(['apply', ...against(emu.url, dir), '--env', env, '--yes'], { cwd: dir })).code).toBe(0);
-    const one = configuration('no-release-in-production', [newOffer({})], project);
+    const one = configuration('no-release-in-production', [offer('launch', 'Launch')], project);
     for (const env of ['staging', 'production']) copyFileSync(join(dir, `.tapedeck/${env}.state.json`), join(mkdirp(one), `${env}.state.json`));
     const staging = await runCli(['plan', ...against(emu.url, one), '--env', 'staging', '--detailed-exitcode'], { cwd: one });
     expect(staging.code).toBe(2);

@@ -65,7 +65,7 @@ describe('export', () => {
     expect(readFileSync(join(d, 'offer.yaml'), 'utf8')).toContain('$${env.HOME}');
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d, env });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 5 });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 5 });
   });
 
   it('writes live names with white space YAML reads as text (no-break space, U+3000, separators, BOM, VT, FF) so they read back as themselves', async () => {
@@ -77,7 +77,7 @@ describe('export', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: names.length });
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: names.length });
   });
 
   it('reads a document the same whether or not its file holds an unrelated block scalar', async () => {
@@ -91,7 +91,7 @@ describe('export', () => {
       expect(plan.code, plan.stderr).toBe(0);
       plans.push(JSON.parse(plan.stdout).summary);
     }
-    expect(plans).toEqual([{ create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 1 }, { create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 2 }]);
+    expect(plans).toEqual([{ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 1 }, { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 2 }]);
   });
 });
 

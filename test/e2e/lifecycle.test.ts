@@ -63,7 +63,7 @@ describe('renames', () => {
 });
 
 describe('removals', () => {
-  it('a document removed is released: shown in every format, counted, exit 2, and dropped from the state by apply', async () => {
+  it('a document removed is released: shown in every format, counted, exit 2, and marked released in the state by apply', async () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': [premium('premium'), premium('basic')] });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
@@ -76,7 +76,8 @@ describe('removals', () => {
     const md = await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir });
     expect(md.stdout).toMatch(/\| ➖ \| `Offer\/basic` \| release \|/);
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
-    expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium']);
+    expect(Object.keys(stateOf(dir))).toEqual(['Offer/basic', 'Offer/premium']);
+    expect(stateOf(dir)['Offer/basic'].released_at).toEqual(expect.any(String));
     expect(offerCount()).toBe(2);
   });
 

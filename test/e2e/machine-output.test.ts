@@ -49,9 +49,11 @@ describe('validate that fails says so in every machine format', () => {
 
 describe('--json is --format json', () => {
   /** A directory whose state knows one offer, applied to `platform` (which also holds off_live). */
+  // Each its own offer name: another directory's offer of the same name is one tapedeck would not create again.
+  let made = 0;
   async function applied(platform = emu) {
     // Named: its copies below are the same configuration (a state belongs to one).
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } }, 'tapedeck.yaml': 'version: 1\nname: setup\n' });
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: `O ${made++}` } }, 'tapedeck.yaml': 'version: 1\nname: setup\n' });
     expect((await runCli(['apply', dir, '--base-url', platform.url, '--yes'], { cwd: dir })).code).toBe(0);
     return dir;
   }

@@ -141,12 +141,12 @@ describe('Markdown for pull requests', () => {
     }));
     const plan: Plan = {
       format_version: 1, tapedeck_version: 'test', configuration_hash: '', environment: { name: 'default', base_url: '' },
-      state: { lineage: 'l', serial: 1 }, changes, summary: { create: 0, update: 3000, replace: 0, move: 0, release: 0, noop: 0 },
+      state: { lineage: 'l', serial: 1 }, changes, summary: { create: 0, update: 3000, replace: 0, move: 0, release: 0, restore: 0, noop: 0 },
     };
     const md = planMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(md).toMatch(/> ✂️ \d+ more rows not shown \(\d+ update\): the comment would pass GitHub's 65,536-character limit/);
-    const few = planMarkdown({ ...plan, changes: changes.slice(0, 400), summary: { create: 0, update: 400, replace: 0, move: 0, release: 0, noop: 0 } });
+    const few = planMarkdown({ ...plan, changes: changes.slice(0, 400), summary: { create: 0, update: 400, replace: 0, move: 0, release: 0, restore: 0, noop: 0 } });
     expect(few.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(few).toContain('| ✏️ | `Vod/v399` | update | `name` |');
     expect(few).toMatch(/> ✂️ \d+ more resource details not shown/);

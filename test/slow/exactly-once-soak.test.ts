@@ -25,7 +25,10 @@ const P = { project_id: 'p' };
 /** 200 documents: 40 offers in 10 groups of identical twins, 60 other offers, 40 rulesets, 20 configurations, 20 events. */
 function documents() {
   const docs: object[] = [];
-  for (let i = 0; i < 40; i++) docs.push({ kind: 'Offer', name: `twin-${i}`, spec: { ...P, name: `Promo ${i % 10}`, priority: i % 10 } });
+  // Twins say allow_duplicate: each group has a look-alike made by hand, which would otherwise stop the plan.
+  for (let i = 0; i < 40; i++) {
+    docs.push({ kind: 'Offer', name: `twin-${i}`, allow_duplicate: true, spec: { ...P, name: `Promo ${i % 10}`, priority: i % 10 } });
+  }
   for (let i = 0; i < 60; i++) docs.push({ kind: 'Offer', name: `offer-${i}`, spec: { ...P, name: `Offer ${i}` } });
   for (let i = 0; i < 40; i++) docs.push({ kind: 'VideoProtectionRuleset', name: `rules-${i}`, spec: { ...P, name: `Rules ${i}` } });
   for (let i = 0; i < 20; i++) {

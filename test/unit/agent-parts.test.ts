@@ -52,7 +52,7 @@ describe('the webhook', () => {
 
 describe('notifications of a run', () => {
   const base: RunReport = { result: 'success', refresh: 'full', details: [], requests: { reads: 1, writes: 0, throttled: 0 }, commit: 'c'.repeat(40) };
-  const summary = { create: 0, update: 1, replace: 0, move: 0, release: 0, noop: 0 };
+  const summary = { create: 0, update: 1, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
   const drift: RunReport = { ...base, summary, changes: [{ address: 'Offer/a', action: 'update' }] };
   const applied: RunReport = { ...drift, applied: { applied: 1, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 0 } };
   const failed: RunReport = { ...base, result: 'failed', error: 'cannot reach the platform' };

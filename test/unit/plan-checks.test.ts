@@ -50,7 +50,7 @@ describe('driftOf: managed fields changed outside tapedeck since the last apply'
 
 describe('mismatches: why a saved plan no longer holds', () => {
   const plan = {
-    format_version: 1, tapedeck_version: '1', changes: [], summary: { create: 0, update: 0, replace: 0, move: 0, release: 0, noop: 0 },
+    format_version: 1, tapedeck_version: '1', changes: [], summary: { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 0 },
     configuration_hash: 'c'.repeat(64), environment: { name: 'prod', base_url: 'https://api/' }, state: { lineage: 'L', serial: 4 },
   } satisfies Plan;
   const now: Now = { environment: plan.environment, configuration_hash: plan.configuration_hash, state: plan.state };

@@ -13,7 +13,7 @@ const update = (diff: DiffEntry[], kind = 'Offer'): Change => ({
 const create = (diff: DiffEntry[], kind = 'Offer'): Change => ({ address: `${kind}/n`, kind, action: 'create', request: { method: 'POST', path: '/x', retry: false }, diff });
 const plan = (changes: Change[]): Plan => ({
   format_version: 1, tapedeck_version: 'test', configuration_hash: '', state: { lineage: 'l', serial: 1 },
-  environment: { name: 'staging', base_url: 'https://api.example.com/' }, changes, summary: { create: 0, update: changes.length, replace: 0, move: 0, release: 0, noop: 0 },
+  environment: { name: 'staging', base_url: 'https://api.example.com/' }, changes, summary: { create: 0, update: changes.length, replace: 0, move: 0, release: 0, restore: 0, noop: 0 },
 });
 const text = (c: Change) => renderChange(c).join('\n');
 

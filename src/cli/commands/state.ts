@@ -13,7 +13,9 @@ export async function stateList(dir: string | undefined, flags: CommonFlags, io:
   const opts = buildOptions(dir, flags, io);
   const state = await readState(opts, io);
   state.bindConfiguration(opts.configuration);
-  const resources = Object.fromEntries(Object.entries(state.data.resources).map(([a, e]) => [a, { kind: e.kind, ...(e.id ? { id: e.id } : {}) }]));
+  const resources = Object.fromEntries(Object.entries(state.data.resources).map(([a, e]) => [a, {
+    kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.released_at ? { released: true, released_at: e.released_at } : {}),
+  }]));
   io.out(renderers[opts.format].listing({ where: state.where, resources }));
   return 0;
 }

@@ -1,0 +1,61 @@
+// The import graph of src/ holds the layer order docs/architecture.md draws (scripts/layers.mjs): every import goes
+// to the module's own folder or to a lower layer, no two folders import each other (outside the commands' layer),
+// and every folder of src/ has its place in the layers.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { layerOf, layers } from '../../scripts/layers.mjs';
+
+const src = resolve(import.meta.dirname, '../../src');
+const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+const folderOf = (file: string) => {
+  const parts = relative(src, file).split('/');
+  return parts.length > 1 ? parts[0] : '.';
+};
+
+/** Every import between folders: [from folder, to folder, the importing file]. Static and dynamic imports alike. */
+function edges(): Array<[string, string, string]> {
+  const out: Array<[string, string, string]> = [];
+  for (const file of files(src)) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = normalize(join(dirname(file), m[1]));
+      const from = folderOf(file);
+      const to = folderOf(target);
+      if (from !== to) out.push([from, to, relative(src, file)]);
+    }
+  }
+  return out;
+}
+
+describe('the import graph of src/', () => {
+  const all = edges();
+
+  it('finds the imports it checks (the scan itself works)', () => {
+    expect(all.some(([from, to]) => from === 'cli' && to === 'plan')).toBe(true);
+    expect(all.length).toBeGreaterThan(100);
+  });
+
+  it('places every folder of src/ in a layer', () => {
+    const folders = new Set(files(src).map(folderOf));
+    expect([...folders].filter((f) => !layerOf.has(f))).toEqual([]);
+  });
+
+  it('imports only from the same folder or a lower layer', () => {
+    const top = layers.length - 1;
+    const against = all.filter(([from, to]) => {
+      const a = layerOf.get(from)!;
+      const b = layerOf.get(to)!;
+      return b > a || (b === a && a !== top);
+    });
+    expect(against.map(([from, to, file]) => `${file} imports from ${to}/ (${from}/ is below it)`)).toEqual([]);
+  });
+
+  it('has no cycle between two folders outside the commands\' layer', () => {
+    const pairs = new Set(all.map(([from, to]) => `${from}>${to}`));
+    const top = new Set(layers[layers.length - 1]);
+    const cycles = [...pairs].map((p) => p.split('>')).filter(([a, b]) => pairs.has(`${b}>${a}`) && !(top.has(a) && top.has(b)));
+    expect(cycles).toEqual([]);
+  });
+});
