@@ -1,27 +1,16 @@
 // The linter CI runs (`npm run lint`): ESLint's and typescript-eslint's recommended rules (without type information,
-// so it stays fast), and the import directions docs/architecture.md draws.
+// so it stays fast), and the layers of src/ (scripts/layers.mjs, as docs/architecture.md draws them).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { forbiddenFrom, layerOf } from './scripts/layers.mjs';
 
-/** Folders of src/ a folder must not import from (docs/architecture.md, "Imports go one way"). */
-const forbidden = {
-  plan: ['remote', 'apply', 'cli', 'report', 'emulator'],
-  diff: ['remote', 'apply', 'cli', 'report', 'emulator', 'plan'],
-  schema: ['remote', 'apply', 'cli', 'report', 'emulator', 'plan', 'diff'],
-  report: ['cli', 'apply', 'emulator'],
-  remote: ['cli', 'apply', 'emulator'],
-  state: ['cli', 'remote', 'apply', 'emulator', 'plan'],
-  emulator: ['cli', 'remote', 'apply', 'report', 'plan', 'state'],
-  load: ['cli', 'remote', 'apply', 'emulator', 'plan', 'report', 'state'],
-};
-
-const boundaries = Object.entries(forbidden).map(([folder, targets]) => ({
+const boundaries = [...layerOf.keys()].filter((f) => f !== '.').map((folder) => ({
   files: [`src/${folder}/**/*.ts`],
   rules: {
     'no-restricted-imports': ['error', {
-      patterns: targets.map((t) => ({
+      patterns: forbiddenFrom(folder).map((t) => ({
         group: [`../${t}/*`, `../../${t}/*`],
-        message: `src/${folder}/ imports nothing from src/${t}/ (docs/architecture.md)`,
+        message: `src/${folder}/ imports nothing from src/${t}/ (scripts/layers.mjs, docs/architecture.md)`,
       })),
     }],
   },

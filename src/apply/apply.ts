@@ -1,7 +1,7 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
 import { ApiError, errorLine } from '../errors.js';
-import { fillPathReferences } from '../kinds/paths.js';
+import { fillPathReferences } from '../resolve/refs.js';
 import { fillReferences, firstUnresolved } from '../resolve/refs.js';
 import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';

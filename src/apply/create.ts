@@ -7,7 +7,7 @@ import { errorLine as line } from '../errors.js';
 import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
 import { listAll } from '../remote/list.js';
 import { findCreated, matching, type Lister } from '../remote/recover.js';
-import { fillPathReferences } from '../kinds/paths.js';
+import { fillPathReferences } from '../resolve/refs.js';
 import { fillReferences } from '../resolve/refs.js';
 import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';

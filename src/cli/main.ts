@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ApiError, Reported, UserError } from '../errors.js';
 import type { Io } from './io.js';
-import { Secrets } from '../report/redact.js';
+import { Secrets } from '../util/redact.js';
 import { tapedeckVersion } from '../version.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];

@@ -1,6 +1,6 @@
 // The platform's rules that go beyond field shapes, per collection: what the spec and the docs state.
 import type { JsonObject } from '../schema/values.js';
-import { actionConfigurationProblems } from '../validate/action-references.js';
+import { actionConfigurationProblems } from '../kinds/action-references.js';
 import { ApiFault, bad } from './fault.js';
 import type { ListRules } from './list.js';
 

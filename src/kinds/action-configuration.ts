@@ -1,5 +1,5 @@
 import type { KindDef } from './types.js';
-import { actionConfigurationProblems } from '../validate/action-references.js';
+import { actionConfigurationProblems } from './action-references.js';
 import type { Json } from '../schema/values.js';
 
 export const actionConfiguration: KindDef = {

@@ -1,11 +1,10 @@
 // Endpoint templates filled in: path parameters percent-encoded (a resource key segment by segment, so its `/`
 // stays a separator and nothing else can change the path), query parameters from the spec.
 import type { Endpoint, KindDef } from './types.js';
-import { fillReferences } from '../resolve/refs.js';
 import type { JsonObject } from '../schema/values.js';
 
 /** One path segment: percent-encoded, and `.`/`..` spelt with %2E so no URL parser takes them as a way up. */
-const segment = (s: string) => (s === '.' || s === '..' ? s.replace(/\./g, '%2E') : encodeURIComponent(s));
+export const segment = (s: string) => (s === '.' || s === '..' ? s.replace(/\./g, '%2E') : encodeURIComponent(s));
 /**
  * A reference whose id is not known yet: refs.ts's `${Kind/name.id}`, not escaped, with a name a document can
  * have (nothing in it can bend a path). Only that stays as text in a path, for apply to fill in (encoded, by
@@ -16,13 +15,6 @@ const encode = (s: string) => s.split(PATH_REF).map((part, i) => (i % 2 ? part :
 /** A resource key: each `/`-separated segment encoded, references kept whole even though they hold a `/`. */
 const encodeKey = (s: string) => s.split(PATH_REF).map((part, i) => (i % 2 ? part : part.split('/').map(segment).join('/'))).join('');
 
-/** A planned path with its references filled in: each id encoded as one segment, as fillPath encodes values. */
-export function fillPathReferences(path: string, idOf: (address: string) => string | undefined): string {
-  return fillReferences(path, (address) => {
-    const id = idOf(address);
-    return id === undefined ? undefined : segment(id);
-  });
-}
 
 export interface PathValues {
   id?: string;

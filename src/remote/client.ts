@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
-import { Secrets, serverText } from '../report/redact.js';
+import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
 import { MAX_TIMER_MS, retryAfterMs } from './quota.js';

@@ -2,7 +2,7 @@
 // result this way; plan and apply print the issues that stop them. Decides nothing.
 import type { Issue } from '../types.js';
 import { GITHUB_COMMENT_LIMIT } from './markdown.js';
-import { oneLine } from './redact.js';
+import { oneLine } from '../util/redact.js';
 import { reportIssues } from './text.js';
 
 export interface IssueReport {

@@ -3,7 +3,7 @@
 // details (and then table rows) are left out with a note counting them, instead of the comment failing to post; a
 // value that changed is never cut (display.ts shortens only unchanged context).
 import { sendsCreate, type ApplyResult, type Change, type DiffEntry, type Plan } from '../types.js';
-import { oneLine } from './redact.js';
+import { oneLine } from '../util/redact.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, newStateLines, summaryLine } from './text.js';

@@ -2,7 +2,7 @@
 // what was allowed and why. Decides nothing (src/rules/ does).
 import type { RuleFinding, RulesReport } from '../types.js';
 import { code, escapeData, escapeProperty, text } from './issues.js';
-import { oneLine } from './redact.js';
+import { oneLine } from '../util/redact.js';
 import { noStyle, type Style } from './style.js';
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

@@ -1,7 +1,7 @@
 // Human renderings of issues, plans and apply results. Decides nothing; never prints a secret (plans carry only
 // managed, writable fields, and the token is never part of anything rendered).
 import { sendsCreate, type ApplyResult, type Change, type DiffEntry, type Issue, type Plan, type ResultEntry } from '../types.js';
-import { oneLine } from './redact.js';
+import { oneLine } from '../util/redact.js';
 import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';

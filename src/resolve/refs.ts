@@ -2,6 +2,7 @@
 // and filling in the ids once they are known. `$${Kind/name.id}` is the same text as a literal: it is no
 // reference, and it keeps its escape until the string it stands in is complete (every reference in it filled in),
 // so a plan's text that still waits for ids never confuses the two.
+import { segment } from '../kinds/paths.js';
 import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
@@ -156,3 +157,11 @@ export const hasReference = (v: unknown): boolean => {
   const text = typeof v === 'string' ? v : JSON.stringify(v ?? null);
   return text.includes('${') && ANY_REF.test(text);
 };
+
+/** A planned path with its references filled in: each id encoded as one segment, as fillPath encodes values. */
+export function fillPathReferences(path: string, idOf: (address: string) => string | undefined): string {
+  return fillReferences(path, (address) => {
+    const id = idOf(address);
+    return id === undefined ? undefined : segment(id);
+  });
+}

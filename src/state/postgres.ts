@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client as PgClient } from 'pg';
 import { UserError } from '../errors.js';
-import { Secrets, serverText } from '../report/redact.js';
+import { Secrets, serverText } from '../util/redact.js';
 import type { BackendContext, HistoryEntry, StateBackend, StateRefs, WriteInfo } from './backend.js';
 import { LATEST, MIGRATIONS, tables } from './postgres-schema.js';
 import type { PgLocation } from './postgres-url.js';

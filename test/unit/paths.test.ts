@@ -1,7 +1,8 @@
 // Path parameters: only a real `${Kind/name.id}` reference stays as text (until apply fills it in, encoded);
 // anything else, whatever it looks like, is one percent-encoded segment.
 import { describe, expect, it } from 'vitest';
-import { fillPath, fillPathReferences } from '../../src/kinds/paths.js';
+import { fillPath } from '../../src/kinds/paths.js';
+import { fillPathReferences } from '../../src/resolve/refs.js';
 
 describe('fillPath', () => {
   it.each([

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { summaryOf } from '../../plan/build.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
-import { oneLine } from '../../report/redact.js';
+import { oneLine } from '../../util/redact.js';
 import { styleFor } from '../../report/style.js';
 import type { Io } from '../io.js';
 import { outputFormats } from '../options.js';
