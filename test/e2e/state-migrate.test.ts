@@ -16,7 +16,9 @@ afterEach(async () => {
   await emu?.close();
   emu = undefined;
 });
-const offers = [{ kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } }, { kind: 'Offer', name: 'b', spec: { project_id: 'p', name: 'B' } }];
+// allow_duplicate: without it, looking before creating stops these plans at the live offers (an error that does not
+// name the other state yet); with it they go on to the creates the new-state header warns about.
+const offers = [{ kind: 'Offer', name: 'a', allow_duplicate: true, spec: { project_id: 'p', name: 'A' } }, { kind: 'Offer', name: 'b', allow_duplicate: true, spec: { project_id: 'p', name: 'B' } }];
 const environments = (url: string) => `version: 1\nname: shop\nenvironments:\n  production:\n    base_url: ${url}\n  staging:\n    base_url: ${url}\n`;
 let schemas = 0;
 
