@@ -4,7 +4,8 @@
 // fails leaves the outcome unknown and the marker in place: the next plan looks again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorLine as line } from '../errors.js';
-import { backoff, maybeApplied, type Client, type Response } from '../remote/client.js';
+import type { Client, Response } from '../remote/client.js';
+import { backoff, maybeApplied } from '../remote/failures.js';
 import { listAll } from '../remote/list.js';
 import { findCreated, matching, type Lister } from '../remote/recover.js';
 import { fillPathReferences } from '../resolve/refs.js';

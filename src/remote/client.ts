@@ -2,6 +2,7 @@
 // calls that are safe to repeat, requests paced to the platform's rate limits (limiter.ts), and JSON errors turned
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
+import { backoff, DEADLINE, FINAL, TOO_LARGE } from './failures.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
@@ -34,20 +35,6 @@ export interface ClientOptions {
 
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200, maxResponseBytes: MAX_RESPONSE_BYTES };
-
-/** Failures that repeating the call cannot mend: the answer is too large, or the run is out of time. */
-const TOO_LARGE = 'response_too_large';
-const DEADLINE = 'deadline_exceeded';
-const FINAL = new Set([TOO_LARGE, DEADLINE]);
-
-/** How long to wait before attempt `attempt + 1`: exponential, with full jitter so retries do not come in step. */
-export const backoff = (opts: Pick<ClientOptions, 'backoffMs'>, attempt: number) => Math.random() * opts.backoffMs * 2 ** (attempt - 1);
-
-/**
- * A failure after which a write may or may not have taken effect: no answer, or a server-side error. A call the
- * deadline kept from starting was never sent (unless it says an earlier attempt was: then it is ambiguous).
- */
-export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.code !== DEADLINE) || e.status >= 500);
 
 /** Why an exchange was abandoned by tapedeck itself (not by the network). */
 class Abandoned extends Error {
