@@ -38,7 +38,8 @@ describe('tapedeck agent', () => {
     const repo = testRepo();
     repo.push({ 'platform/offers.yaml': [offer('a', 'A')] });
     const cwd = tempDir();
-    const a = await agent(repo.bare, cwd, '--auto-apply');
+    // Only the first run full: at 200 ms a fast machine reaches run 13 (full, by default) before the second push.
+    const a = await agent(repo.bare, cwd, '--auto-apply', '--full-every', '1000');
     await until('offer A', () => titles(emu!).includes('A'));
     const second = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     await until('offer B', () => titles(emu!).includes('B'));
@@ -46,7 +47,7 @@ describe('tapedeck agent', () => {
     expect(status).toMatchObject({ role: 'leader', environment: 'default', auto_apply: true, rejected_commit: null });
     expect(titles(emu)).toEqual(['A', 'B']);
     expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2);
-    // The first run is full; the next (--full-every 12) reads only what the commit changed: Offer/a is not read.
+    // The first run is full; the next (--full-every 1000) reads only what the commit changed: Offer/a is not read.
     const runs = a.logs().filter((l) => l.msg === 'run success');
     expect(runs[0]).toMatchObject({ refresh: 'full', changes: ['create Offer/a'] });
     expect(runs.find((r) => r.changes?.includes('create Offer/b'))).toMatchObject({ refresh: 'changed', not_read: 1 });
