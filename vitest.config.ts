@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/slow/**', '**/node_modules/**'],
     setupFiles: ['test/helpers/setup.ts'],
+    // Each run's own TMPDIR: a test that leaves a temporary directory behind fails the run.
+    globalSetup: ['test/helpers/fresh-tmp.ts'],
     // vitest runs one file fewer at a time than there are cores: one at a time on two. These tests spend most of
     // their time waiting on loopback sockets, so two files share two cores well (about 23 s down to 15 s here).
     maxWorkers: Math.max(2, availableParallelism() - 1),

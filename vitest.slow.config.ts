@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/slow/**/*.test.ts'],
-    globalSetup: ['test/helpers/built.ts'],
+    globalSetup: ['test/helpers/built.ts', 'test/helpers/fresh-tmp.ts'],
     setupFiles: ['test/helpers/setup.ts'],
     // Mostly waiting on child processes: the SIGKILL test runs beside the other two files (see vitest.config.ts).
     maxWorkers: Math.max(2, availableParallelism() - 1),

@@ -3,13 +3,15 @@
 // same open file (a file replaced or removed meanwhile is never read twice). Every case is read with buffers of 1,
 // 7 and 4,096 bytes, so that each value also arrives split over several reads.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { stateText } from '../../src/state/document.js';
+import { State } from '../../src/state/state.js';
 import { readJsonFile, TooBig } from '../../src/util/json-pieces.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'tapedeck-json-pieces-'));
+const dir = tempDir('tapedeck-json-pieces-');
 let n = 0;
 const file = (text: string) => {
   const f = join(dir, `f${n++}.json`);
@@ -102,5 +104,34 @@ describe('a JSON object read in pieces', () => {
   });
   it('refuses a directory with the file system\'s error', () => {
     expect(() => readJsonFile(dir, 'resources', 1e9)).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+  });
+});
+
+// Why the state file has a reader of its own: a large state is never one string in memory (a state of 100,000
+// resources is tens of MB of text, which would stay in the heap until a full collection). So the state as tapedeck
+// writes it is read entry by entry: no text handed to JSON.parse is more than one entry, and never the whole file.
+describe('the state file\'s reader', () => {
+  it('never parses a state as tapedeck writes it whole, only entry by entry', () => {
+    const entry = (i: number) => ({ kind: 'Offer', id: `o${i}`, fields: { name: `Offer ${i}`, priority: i } });
+    const resources = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`Offer/o${i}`, entry(i)]));
+    const data = { format_version: 1, lineage: 'l', serial: 3, resources };
+    const f = join(dir, 'pieces.state.json');
+    writeFileSync(f, [...stateText(data)].join(''));
+    const parsed: number[] = [];
+    const parse = JSON.parse;
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver) => {
+      parsed.push(text.length);
+      return parse(text, reviver);
+    });
+    let state: State;
+    try {
+      state = State.load(f);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(state.entry('Offer/o1999')).toMatchObject({ kind: 'Offer', id: 'o1999', fields: { priority: 1999 } });
+    expect(Object.keys(state.data.resources)).toHaveLength(2000);
+    // Every piece parsed is one entry (some 150 characters) or a top-level scalar; the file is about 300,000.
+    expect(Math.max(...parsed)).toBeLessThan(200);
   });
 });

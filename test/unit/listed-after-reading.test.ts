@@ -1,7 +1,6 @@
 // What of the lists outlives the reading: only the live resources a uniqueness rule can clash with (the defaults),
 // not every configuration of the project (at 100,000 documents, 12,500 of them held for the whole plan).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answer } from '../../src/emulator/routes.js';
@@ -13,13 +12,14 @@ import { readLive } from '../../src/remote/read-live.js';
 import { planReads } from '../../src/remote/read-plan.js';
 import { State } from '../../src/state/state.js';
 import { validateDocuments } from '../../src/validate/validate.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const config = (id: string, name: string, isDefault: boolean) =>
   `  - { id: ${id}, project_id: p1, name: ${name}, type: CONFIGURATION_TYPE_AUTOMATED_TAGGING, default: ${isDefault} }\n`;
 
 describe('the lists after reading', () => {
   it('keep only the resources a rule can clash with', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tapedeck-listed-'));
+    const dir = tempDir('tapedeck-listed-');
     const live = `configurations:\n${config('c1', 'One', false)}${config('c2', 'Two', true)}${config('c3', 'Three', false)}`;
     writeFileSync(join(dir, 'doc.yaml'), 'kind: StreamingConfiguration\nname: new-default\nspec:\n  project_id: p1\n  name: New\n  type: CONFIGURATION_TYPE_AUTOMATED_TAGGING\n  default: true\n');
     const store = new Store();
