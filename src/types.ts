@@ -146,6 +146,22 @@ export interface Change {
   sensitive?: string[];
 }
 
+/**
+ * Every field of a change, once, in the plan JSON's order: plans are built from this list (src/plan/build.ts), so
+ * each change has the same hidden class, and a field added to Change but not here fails the typecheck.
+ */
+export const CHANGE_FIELDS = [
+  'address', 'kind', 'depends_on', 'managed', 'drift', 'sensitive', 'action', 'id', 'moved_from', 'released_id',
+  'update_mask', 'request', 'diff', 'schema', 'live_fingerprint', 'lookup', 'read', 'expect', 'requires', 'notes',
+] as const;
+type Listed = (typeof CHANGE_FIELDS)[number];
+type Unlisted = Exclude<keyof Change, Listed>;
+type NoField = Exclude<Listed, keyof Change>;
+/** Names the fields CHANGE_FIELDS leaves out (or has that Change does not) when it does not list exactly Change's. */
+const listsEveryField: [Unlisted, NoField] extends [never, never] ? true : { unlisted: Unlisted; not_a_field: NoField } =
+  true;
+void listsEveryField;
+
 export type Summary = Record<Action, number>;
 
 /** The state a plan was made against: a saved plan applies only while the state is still at that serial. */

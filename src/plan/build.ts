@@ -8,7 +8,7 @@ import { deepEqual, normalize, type Json, type JsonObject } from '../schema/valu
 import { diffSpec, managedFields } from '../diff/diff.js';
 import { withEscapes } from '../resolve/desired.js';
 import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
-import type { Change, Document, Observed, Plan, Summary } from '../types.js';
+import { CHANGE_FIELDS, type Change, type Document, type Observed, type Plan, type Summary } from '../types.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress, naturalCompare } from './order.js';
@@ -18,27 +18,32 @@ export class PlanError extends Error {}
 
 /** What every change of a document has, whatever its action. */
 type ChangeBase = Pick<Change, 'address' | 'kind' | 'depends_on' | 'managed' | 'drift' | 'sensitive'>;
+const BASE = new Set<keyof Change>(['address', 'kind', 'depends_on', 'managed', 'drift', 'sensitive']);
+/** What only a write carries: a change of the state alone (noop, move, release; most of a large plan) has fewer. */
+const WRITE_ONLY = new Set<keyof Change>(
+  ['update_mask', 'request', 'diff', 'schema', 'live_fingerprint', 'lookup', 'read', 'expect'],
+);
+const STATE_FIELDS = CHANGE_FIELDS.filter((f) => !WRITE_ONLY.has(f));
 
 /**
- * A change with every field, in the plan JSON's order, those it does not have left undefined (JSON and the saved
- * plan's checksum leave them out). One hidden class for every change: built by spreading optional parts (in this
- * V8, even spreading one fixed-shape object), each of 100,000 changes had a class of its own, about 200 bytes apiece.
+ * A change with every one of `fields`, in the plan JSON's order, those it does not have left undefined (JSON and the
+ * saved plan's checksum leave them out). Set one by one in the same order, every change of a shape shares one hidden
+ * class: a spread of optional parts gave each change a class of its own (docs/performance.md).
  */
-export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): Change {
-  return {
-    address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
-    action: c.action, id: c.id, moved_from: c.moved_from, released_id: c.released_id, update_mask: c.update_mask, request: c.request, diff: c.diff,
-    schema: c.schema, live_fingerprint: c.live_fingerprint, lookup: c.lookup, read: c.read, expect: c.expect,
-    requires: c.requires, notes: c.notes,
-  };
+function shaped(fields: readonly (keyof Change)[], b: Partial<Change>, c: Partial<Change>): Change {
+  const out: Partial<Record<keyof Change, unknown>> = {};
+  for (const f of fields) out[f] = (BASE.has(f) ? b : c)[f];
+  return out as Change;
 }
 
-/** A change of the state alone (noop, move, release), most of a large plan: the same order without a write's fields. */
-function stateChange(b: ChangeBase, c: Pick<Change, 'action' | 'id' | 'moved_from' | 'notes'>): Change {
-  return {
-    address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
-    action: c.action, id: c.id, moved_from: c.moved_from, released_id: undefined, requires: undefined, notes: c.notes,
-  };
+/** A change that writes (create, update, replace, restore), with every field of a change. */
+export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): Change {
+  return shaped(CHANGE_FIELDS, b, c);
+}
+
+/** A change of the state alone: the same order without a write's fields. */
+function stateChange(b: Partial<ChangeBase>, c: Pick<Change, 'action' | 'id' | 'moved_from' | 'notes'>): Change {
+  return shaped(STATE_FIELDS, b, c);
 }
 
 const nonEmpty = <T>(xs: T[] | undefined): T[] | undefined => (xs?.length ? xs : undefined);
