@@ -23,7 +23,7 @@ export interface ApplyOptions {
 
 /**
  * How often, at most, the state is rewritten for updates: a second apart, and ten times as long as its last write
- * took (a state of 100,000 resources is 20 MB of text, some tenths of a second to write). Creates and pending
+ * took (a large state's text takes a noticeable time to write). Creates and pending
  * markers are written at once.
  */
 const SAVE_EVERY_MS = 1000;
@@ -59,7 +59,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   };
   // What a change waits for is all that is looked up while applying: the plan filled in every reference it could,
   // so only those to addresses in depends_on (and a create's to itself) are left. Tracking every address would
-  // cost a plan of 100,000 noops two maps of 100,000 entries.
+  // cost a plan of noops two maps as large as itself.
   const awaited = new Set(plan.changes.flatMap((c) => c.depends_on ?? []));
   const ids = new Map<string, string>();
   for (const c of plan.changes) if (c.id && awaited.has(c.address)) ids.set(c.address, c.id);
@@ -102,8 +102,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
       : planned;
     const entry: StateEntry = id ? { kind: c.kind, id, fields } : { kind: c.kind, fields };
-    // An entry that stays as it was is not replaced: an apply of 100,000 documents with a few changes would
-    // otherwise make every entry of the state again in memory.
+    // An entry that stays as it was is not replaced: a large apply with a few changes would otherwise make every
+    // entry of the state again in memory.
     const was = state.entry(c.address);
     if (!was || JSON.stringify(was) !== JSON.stringify(entry)) state.set(c.address, entry);
     if (c.moved_from) state.forget(c.moved_from);

@@ -44,7 +44,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
   });
 }
 
-/** What a plan was made with; not the documents: apply writes without them (at 100,000 they are some 40 MB). */
+/** What a plan was made with; not the documents: apply writes without them (they are a large part of memory). */
 export interface Planned {
   /** the plan to execute: it holds the values of sensitive fields */
   plan: Plan;

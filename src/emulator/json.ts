@@ -1,5 +1,5 @@
 // JSON text of the emulator's answers. Stored resources are immutable (the store freezes them), so each one's text
-// is made once and kept: a list page of 1,000 resources is then a join, not a 5-10 ms stringify that would hold up
+// is made once and kept: a list page is then a join, not a stringify of every resource that would hold up
 // every other answer waiting on the emulator's one thread (and show up as latency the platform does not have).
 
 const texts = new WeakMap<object, string>();

@@ -1,7 +1,7 @@
 // A fast reader for the plain subset of YAML that configuration files are written in: block mappings and
 // sequences, one-line flow collections, plain and quoted one-line scalars, comments, `---`. It gives the same values
-// (YAML 1.2 core schema) as the `yaml` library several times faster, which matters for plans of 10,000 documents
-// (read by `yaml` alone, they take about 0.9 s more). It keeps no positions: they are needed only to report a
+// (YAML 1.2 core schema) as the `yaml` library several times faster, which matters for large plans
+// (docs/performance.md). It keeps no positions: they are needed only to report a
 // problem, and are then taken from `yaml` (see load.ts). A document outside the subset (anchors, aliases, tags, block
 // or multi-line scalars, complex keys, duplicate keys, any error) is refused, and the caller reads that document
 // with `yaml` instead, so every error message still comes from the full parser; a few things make the whole file

@@ -108,8 +108,8 @@ export function parseFile(text: string, file: string, issues: Issue[]): LoadedDo
     return parseWithYaml(text, file, issues);
   }
   // Positions are needed only to report a problem: then `yaml` reads that document once more and gives them. One
-  // function per file, not a closure per document (100,000 of them, with their contexts, cost about 15 MB); each
-  // document's place is four small integers in one array.
+  // function per file, not a closure per document (each kept its context); each document's place is four small
+  // integers in one array.
   const places: number[] = [];
   const locate = (index: number) => {
     let low = 0;
@@ -146,7 +146,7 @@ function warningMessage(w: YAMLWarning): string {
 }
 
 /** The full YAML parser: every feature, every error message. Documents are parsed, composed and read one at a time,
- *  so a file's syntax trees never all live at once (for 10,000 documents they made the collector the main cost). */
+ *  so a file's syntax trees never all live at once (all at once, they made the collector the main cost). */
 function parseWithYaml(text: string, file: string, issues: Issue[], at: { index: number; line: number } = { index: 0, line: 1 }): LoadedDoc[] {
   const { Composer, LineCounter, Parser } = yamlLib();
   const lc = new LineCounter();
@@ -184,8 +184,7 @@ function readDocument(doc: Document.Parsed, index: number, text: string, file: s
   for (const e of doc.errors) problem(e.pos[0], e.message.split('\n')[0]);
   for (const w of doc.warnings) problem(w.pos[0], warningMessage(w));
   if (doc.errors.length || doc.warnings.length) return undefined;
-  // Only the document's own text is searched: a search of the whole file per document made a file of 10,000
-  // documents quadratic.
+  // Only the document's own text is searched: a search of the whole file per document made a large file quadratic.
   const source = text.slice(doc.range[0], doc.range[2]);
   const refused = refusal(doc, source) ?? halfSurrogate(doc, source);
   if (refused) {

@@ -1,7 +1,7 @@
 // What the plan keeps of a live resource that already matches its document, as soon as the document is read. An
-// API resource carries every field, most of them defaults, and 100,000 of them kept whole until the plan is made
-// took about 80 MB (and, alive that long, moved to the old generation). The plan made from what is kept is the
-// same (test/unit/keep-for-plan.test.ts, and every scenario is planned both ways).
+// API resource carries every field, most of them defaults: kept whole until the plan is made, they were much of a
+// large plan's memory (docs/performance.md), alive long enough to reach the old generation. The plan made from
+// what is kept is the same (test/unit/keep-for-plan.test.ts, and every scenario is planned both ways).
 import type { KindDef } from '../kinds/types.js';
 import { diffSpec } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';

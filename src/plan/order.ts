@@ -1,21 +1,17 @@
-// The documents sorted by address, once per list of documents: the plan's apply order and the configuration hash
-// both start from it (10,000 documents take some milliseconds to sort, after the last reply has arrived).
+// The documents sorted by address: the plan's apply order and the configuration hash both start from it.
 // Addresses sort naturally, as a person reads them: `bulk-2` before `bulk-10`.
 import type { Document } from '../types.js';
 
-const sorted = new WeakMap<readonly Document[], Document[]>();
-
+/** A sorted copy (made for each caller: a second sort costs less than the bench's noise, docs/performance.md). */
 export function byAddress(docs: readonly Document[]): Document[] {
-  let out = sorted.get(docs);
-  if (!out) sorted.set(docs, (out = [...docs].sort((a, b) => naturalCompare(a.address, b.address))));
-  return out;
+  return [...docs].sort((a, b) => naturalCompare(a.address, b.address));
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * Natural order: runs of digits compare by their number (`2` < `10`; `02` and `2` equal, then by the text), the
- * rest by UTF-16 code unit, as before. Walks both strings in place: no pieces are made for 100,000 addresses.
+ * rest by UTF-16 code unit, as before. Walks both strings in place: no pieces are made per address.
  */
 export function naturalCompare(a: string, b: string): number {
   let i = 0;

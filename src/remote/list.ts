@@ -24,7 +24,7 @@ export const MAX_LIST_PAGES = 10_000;
  * a page's resources are all handed to their documents in one burst of work, long enough for young-generation
  * collections to find most of what that burst allocates still alive: V8 then allocates what those places make in
  * the old generation for the rest of the run (allocation-site pretenuring), so every later read left its garbage
- * there. At 100,000 documents, pages of 1,000 cost 50-80 MB of peak memory and 1.5 s of CPU (docs/performance.md).
+ * there (pages of 1,000 measured in docs/performance.md).
  */
 export const LIST_PAGE_SIZE = 100;
 

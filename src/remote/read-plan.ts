@@ -82,7 +82,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const entry = own ?? old;
     const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
     const id = doc.id ?? fromState;
-    // One shape for every document's read (fields set from the start): 10,000 of them are made before any request.
+    // One shape for every document's read (fields set from the start): one is made per document before any request.
     const pending = entry?.pending_since && creatable(k) ? { since: entry.pending_since, existing: entry.existing } : undefined;
     const r: DocRead = {
       doc, k, id: id || undefined, fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0,

@@ -77,8 +77,8 @@ export const referencesOf = (d: Document): RefSite[] => scan(d).sites;
 export const holdsEscapes = (d: Document): boolean => scan(d).escapes;
 
 /**
- * address -> the addresses it references, for the documents that reference something (most do not: a map of
- * 100,000 empty lists is made for nothing); ask it with `graph.get(address) ?? []`.
+ * address -> the addresses it references, for the documents that reference something (most do not, and an empty
+ * list for each would be made for nothing); ask it with `graph.get(address) ?? []`.
  */
 const graphs = new WeakMap<readonly Document[], Map<string, string[]>>();
 export function dependencyGraph(docs: readonly Document[]): Map<string, string[]> {

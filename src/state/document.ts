@@ -18,7 +18,7 @@ const PIECE = 64 * 1024;
 
 /**
  * The state file's text (`JSON.stringify(stateDocument(data), null, 2)` and a newline, to the byte) in pieces, one
- * resource at a time: at 100,000 resources the whole text is 20 MB, made again at every write of an apply.
+ * resource at a time: a large state's whole text would be made again at every write of an apply.
  */
 export function* stateText(data: StateData): Generator<string> {
   const { lineage, serial, configuration, platform, resources } = data;

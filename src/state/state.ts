@@ -76,8 +76,8 @@ export class State {
   /** addresses changed since the last write that succeeded: what the stored state does not record yet */
   private changed = new Set<string>();
 
-  // The entries are looked up in data.resources itself: a second index of them (a Map) cost 100,000 states some
-  // 10 MB more to build and hold, for no measurable speed.
+  // The entries are looked up in data.resources itself: a second index of them (a Map) cost memory in proportion
+  // to the state, for no measurable speed.
   private constructor(readonly backend: StateBackend, readonly data: StateData, private version: number) {}
 
   /** A state file, read at once (tests, and every caller that knows it has a file). */

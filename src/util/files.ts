@@ -38,8 +38,8 @@ export function readBounded(file: string, max: number): Buffer | undefined {
 
 /** readBounded of an open file: from byte `from` (of a regular file) on, or from where a stream is. */
 export function readBoundedFrom(fd: number, max: number, from?: number): Buffer | undefined {
-  // A regular file is read into one buffer of its size (a state of 100,000 resources is 20 MB: read in pieces and
-  // joined, it took twice that); what it holds beyond that size, or a stream's bytes, in pieces after it.
+  // A regular file is read into one buffer of its size (pieces joined take twice the memory: docs/performance.md);
+  // what it holds beyond that size, or a stream's bytes, in pieces after it.
   const size = fstatSync(fd).size - (from ?? 0);
   const chunks: Buffer[] = [];
   for (let total = 0; ;) {

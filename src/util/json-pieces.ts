@@ -1,8 +1,8 @@
 // A JSON file read in pieces: its top-level object member by member, and the members of one object in it (a
-// state's `resources`) one at a time, each parsed on its own. A state of 100,000 resources is 20 MB of text: read
-// as one string, it stayed in memory for the whole run (V8 frees a string that large only at a full collection,
-// which a run may never need). Only where values end is found here; JSON.parse reads every piece, and anything
-// unexpected gives up: the whole text is then parsed, so a malformed file gets JSON.parse's own answer, as before.
+// state's `resources`) one at a time, each parsed on its own: a large state read as one string stays in memory
+// until a full collection (docs/performance.md). Only where values end is found here; JSON.parse reads every
+// piece, and anything unexpected gives up: the whole text is then parsed, so a malformed file gets JSON.parse's own
+// answer, as before.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readBoundedFrom } from './files.js';
 

@@ -1,6 +1,7 @@
 // JSON Schema validation of documents with ajv; errors located by JSON pointer. The build writes every schema's
 // validator out as ajv standalone code (validators.cjs next to this file), because compiling a dozen schemas at
-// every start costs about 0.2 s; without that file, or when the schemas changed since, they are compiled here once.
+// every start took most of a start (docs/performance.md); without that file, or when the schemas changed since,
+// they are compiled here once.
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv2020Type from 'ajv/dist/2020.js';
