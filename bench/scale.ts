@@ -4,15 +4,15 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: number }
-type Doc = { kind: string; name: string; id?: string; spec: Record<string, unknown> };
+import type { Doc } from './harness.js';
+
 interface Emulator { close(): Promise<void> }
 interface Row { step: string; cpu_ms: number; max_rss_mb: number }
 export interface ScaleDeps<E extends Emulator> {
   generate(n: number): { docs: Doc[]; seed: Record<string, unknown[]> };
   writeConfig(docs: Doc[]): string;
   forkEmulator(seedText: string, dir: string, latency: number): Promise<E>;
-  step(name: string, emu: E, cliArgs: string[]): Promise<Row & Partial<Measured>>;
+  step(name: string, emu: E, cliArgs: string[]): Promise<Row>;
   log(text: string): void;
 }
 
