@@ -1,7 +1,7 @@
 // The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
 import { applyPlan, type ApplyOptions } from '../apply/apply.js';
-import { errorLine, Reported, UserError } from '../errors.js';
-import { planChanges, PlanError, type Undeclared } from '../plan/build.js';
+import { errorCode, errorLine, Reported, TapedeckError, UserError } from '../errors.js';
+import { planChanges, type Undeclared } from '../plan/build.js';
 import { keepForPlan } from '../plan/keep.js';
 import { otherStates } from './other-states.js';
 import { maskPlan } from '../plan/sensitive.js';
@@ -83,12 +83,17 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
   collectPhaseGarbage();
   if (failures.length) {
     // A platform that cannot be used at all is one line, not one per document.
-    const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
-    if (stop) throw new UserError(stop);
+    for (const f of failures) {
+      const stop = platformProblem(f.error, client.opts.baseUrl, opts.tokenSource);
+      if (stop) throw new UserError(stop, { code: errorCode(f.error) });
+    }
     // A problem located in a document starts with its file:line:col (and names the address itself).
-    for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
+    const errors = failures.map((f) => (f.error instanceof TapedeckError && f.error.where
+      ? f.error
+      : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) })));
+    for (const e of errors) io.err(`${e.line()}\n`);
     if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-    throw new Reported();
+    throw new Reported(errors);
   }
   return { observed, liveListed };
 }
@@ -104,7 +109,7 @@ export interface Reading {
   knownId?: (address: string) => string | undefined;
 }
 
-/** Reads the documents to read and plans the planned ones; a PlanError becomes the user's error. */
+/** Reads the documents to read and plans the planned ones. */
 export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const knownId = r.knownId ?? (r.trusted && ((a: string) => r.trusted!.get(a)?.id));
@@ -112,12 +117,7 @@ export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, 
   for (const [address, o] of r.trusted ?? []) observed.set(address, o);
   const inTargets = targeted(opts.targets);
   const releases = undeclared(r.all, state).filter((u) => inTargets(u.address));
-  try {
-    return planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
-  } catch (e) {
-    if (e instanceof PlanError) throw new UserError(e.message);
-    throw e;
-  }
+  return planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
 }
 
 /**

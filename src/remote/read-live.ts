@@ -1,7 +1,7 @@
 // Makes the reads a ReadPlan decided, wave by wave along ${Kind/name.id} references so that an id found in one
 // wave (an adopted configuration) is filled into the next. What each document is to be comes from resolve/;
 // deciding what to change is the planner's.
-import { ApiError } from '../errors.js';
+import { ApiError, UserError } from '../errors.js';
 import { createFor, type KindDef, type UniqueWhen } from '../kinds/types.js';
 import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
 import { readPath, type PathValues } from '../kinds/paths.js';
@@ -17,6 +17,9 @@ import { AnswersById, listAll, listSome, naturalKeyOf, unwrap } from './list.js'
 import { answeredByList, listKey, scopeOf, wouldBeDefault, type DocRead, type ReadPlan } from './read-plan.js';
 import { findCreated } from './recover.js';
 import { byNaturalKey, duplicateCheck, keyKnown, naturalKeyFields, type Owner } from './duplicates.js';
+
+/** A resource someone names (the state, duplicate_from) that the platform does not have. */
+const NOT_FOUND = { code: 'E_NOT_FOUND' } as const;
 
 export interface ReadFailure {
   address: string;
@@ -127,17 +130,17 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       if (o.live) {
         o.id = r.id;
         o.from_state = r.fromState;
-      } else if (!createFor(k, source)) throw new Error(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`);
+      } else if (!createFor(k, source)) throw new UserError(`${doc.kind} ${r.id} (from the state) no longer exists and cannot be created`, NOT_FOUND);
       // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
       // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
       else if (!opts.recreateMissing) {
-        throw new Error(`the state knows it as ${doc.kind} ${r.id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`);
+        throw new UserError(`the state knows it as ${doc.kind} ${r.id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`, NOT_FOUND);
       }
     }
     if (!o.live && r.pending) {
       const lookup = lookupOf(k, desired, source);
       if (!lookup) {
-        throw new Error(`a create sent at ${r.pending.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``);
+        throw new UserError(`a create sent at ${r.pending.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${doc.address}\``, { code: 'E_OUTCOME_UNKNOWN' });
       }
       const found = await findCreated(client, { lookup, schema: k.schema, since: r.pending.since, existing: r.pending.existing, claimed: (claimed ??= state.claimedIds()) });
       if (found) {
@@ -165,7 +168,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       } catch (e) {
         if (!(e instanceof ApiError && e.status === 404)) throw e;
         const at = nearestPos(doc.source, '/duplicate_from');
-        throw new Error(`${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { cause: e });
+        throw new UserError(`${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { ...NOT_FOUND, cause: e });
       }
     }
     // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.

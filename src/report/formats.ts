@@ -3,6 +3,7 @@
 // the same as --format json) they were given and never branch on the format themselves; a new format is one more
 // row here. `github` (annotations) renders issues; plan and apply print text with the guardrails' findings as
 // annotations first (RenderOptions.annotations).
+import { errorJson } from '../errors.js';
 import type { ApplyResult, Plan } from '../types.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
@@ -42,6 +43,8 @@ export interface Renderer {
   history(h: StateHistory): string;
   /** what a command that changes something did (state forget, mv, push; export) */
   outcome(o: Outcome): string;
+  /** what stopped the command, on stdout: the machine formats say it there (people read the `error:` lines) */
+  failure(errors: unknown[]): string;
 }
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
@@ -79,6 +82,7 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     listing: listingText,
     history: historyText,
     outcome: outcomeText,
+    failure: () => '',
   },
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
@@ -92,11 +96,13 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
     listing: (l) => asCode(listingText(l)),
     history: (h) => asCode(historyText(h)),
     outcome: outcomeText,
+    failure: () => '',
   },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
   json: {
     plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
     listing: listingJson, history: historyJson, outcome: outcomeJson,
+    failure: (errors) => json({ format_version: 1, errors: errors.map(errorJson) }),
   },
   github: { issues: issuesGithub },
 };

@@ -26,7 +26,7 @@ describe('validate that fails says so in every machine format', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({
       format_version: 1, valid: false, summary: { errors: 1, warnings: 0 },
-      issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error' }],
+      issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error', code: 'E_USAGE' }],
     });
     expect(run.stderr).toBe(`error: ${message}\n`);
   });

@@ -34,7 +34,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
     mkdirSync(dirname(file), { recursive: true });
     writePrivateFile(file, `${JSON.stringify(withChecksum({ ...plan, configuration: { dir: rel } }), null, 2)}\n`);
   } catch (e) {
-    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { code: 'E_INPUT' });
   }
 }
 
