@@ -16,7 +16,7 @@ import { deniedError, denialLines } from '../guardrails.js';
 import { applyPlanned, makePlan } from '../pipeline.js';
 import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
-import { printPlan } from './plan.js';
+import { planRenderOptions } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
   yes?: boolean;
@@ -102,8 +102,9 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
-  printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  const preview = renderers[opts.format].preview(shown, planRenderOptions(opts, io));
+  io.out(preview.out);
+  io.err(preview.err);
   const denied = denialLines(plan);
   if (denied.length) {
     io.err(denied.map((l) => `${l}\n`).join(''));
