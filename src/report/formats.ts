@@ -5,6 +5,7 @@
 // annotations first (RenderOptions.annotations).
 import { errorJson } from '../errors.js';
 import type { ApplyResult, Plan } from '../types.js';
+import { jsonText } from '../schema/values.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
   asCode, historyJson, historyText, listingJson, listingText, outcomeJson, outcomeText,
@@ -55,7 +56,7 @@ export interface Renderer {
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
 const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}`;
-const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+const json = jsonText;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
 const partial = (p: Plan) => (p.targets?.length
