@@ -5,7 +5,7 @@ import { denials } from '../rules/allow.js';
 import { checkRules } from '../rules/check.js';
 import type { State } from '../state/state.js';
 import type { Allowance, Document, Plan } from '../types.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 import type { Configuration } from './check.js';
 import type { RunOptions } from './options.js';
 

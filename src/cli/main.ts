@@ -15,6 +15,7 @@ const commands = {
   plan: () => import('./commands/plan.js'),
   apply: () => import('./commands/apply.js'),
   show: () => import('./commands/show.js'),
+  graph: () => import('./commands/graph.js'),
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
   import: () => import('./commands/import.js'),
@@ -108,6 +109,13 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--json', 'the plan JSON on stdout (same as --format json)')
     .option('--quiet', 'only the summary line')
     .action(async (file, flags) => { code = (await commands.show()).showCommand(file, flags, io); });
+  const graph = program.command('graph [dir]')
+    .description('print the order apply would take as a diagram (Mermaid or Graphviz DOT): DIR planned as plan does, or a saved plan');
+  for (const o of platformOptions()) graph.addOption(o);
+  planning(documentOptions(graph))
+    .option('--plan <file>', 'draw this saved plan (plan --out FILE) instead: sends nothing, needs no token')
+    .option('--format <format>', 'mermaid (default) or dot')
+    .action(async (dir, flags) => { code = await (await commands.graph()).graphCommand(dir, flags, io); });
   common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
     .option('--project <id>', 'list only this project\'s resources')

@@ -6,7 +6,7 @@ import { MAX_FILE_BYTES, parseFile, PROJECT_FILE } from '../load/load.js';
 import type { EndpointOverrides } from '../kinds/registry.js';
 import type { Issue, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 import { readBounded } from '../util/files.js';
 
 export interface Environment {

@@ -3,7 +3,7 @@
 // alone may use variables only production defines.
 import { isObject } from '../schema/values.js';
 import type { Issue, SourceDoc } from '../types.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 import type { Project } from './project.js';
 
 export interface Selected {

@@ -2,14 +2,13 @@
 // calls that are safe to repeat, requests paced to the platform's rate limits (limiter.ts), and JSON errors turned
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
-import { backoff, DEADLINE, FINAL, TOO_LARGE } from './failures.js';
-import type { IncomingHttpHeaders } from 'node:http';
+import { backoff, DEADLINE, FINAL } from './failures.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
 import { ApiError, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
+import { Abandoned, Transport, type Reply } from './transport.js';
 import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
 
 export interface ClientOptions {
@@ -36,22 +35,9 @@ export interface ClientOptions {
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200, maxResponseBytes: MAX_RESPONSE_BYTES };
 
-/** Why an exchange was abandoned by tapedeck itself (not by the network). */
-class Abandoned extends Error {
-  constructor(readonly code: typeof TOO_LARGE | typeof DEADLINE, message: string) {
-    super(message);
-  }
-}
-
 export interface Response {
   status: number;
   body: JsonObject;
-}
-
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
 }
 
 const RETRY_STATUS = new Set([408, 429, 502, 503, 504]);
@@ -82,42 +68,22 @@ export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: strin
 export type Caller = Pick<Client, 'call'>;
 
 export class Client {
-  private readonly pool: Pool;
-  private readonly origin: string;
-  private readonly prefix: string;
+  private readonly transport: Transport;
   /** requests sent, and how many of them the platform refused with 429 (the agent's metrics) */
   readonly counts = { reads: 0, writes: 0, throttled: 0 };
-  /** built once: a plan sends thousands of requests with the same headers */
-  private readonly headers: { read: Record<string, string>; write: Record<string, string> };
   /** the token, in every form a server could echo it in */
   private readonly secrets: Secrets;
-  /**
-   * requests waiting for their answer, each with how to abandon it when the run's deadline passes. An entry is
-   * emptied when its request ends: a Set's table left behind in the old generation (it is rebuilt as entries come
-   * and go) still points at entries it held, and a closure reached that way kept its whole exchange (answer text,
-   * buffers, headers) alive into the old generation, for every request.
-   */
-  private readonly waiting = new Set<{ abandon?: (why: Abandoned) => void }>();
-  /** one timer for the run's deadline, started with the first request (not one per request) */
-  private deadlineTimer?: NodeJS.Timeout;
   /** when each attempt may start: every lane of the run shares it */
   readonly limiter: Limiter;
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
-    const url = new URL(opts.baseUrl);
-    this.origin = url.origin;
-    this.prefix = url.pathname.replace(/\/$/, '');
-    // One pool for the one origin: requests name only their path, and can never reach another host.
-    this.pool = new Pool(this.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
     this.limiter = new Limiter({ concurrency: opts.concurrency, maxRps: opts.maxRps, debug: opts.debug });
-    const read = { authorization: `Bearer ${opts.token}`, accept: 'application/json' };
-    this.headers = { read, write: { ...read, 'content-type': 'application/json' } };
+    this.transport = new Transport({ ...opts, onDeadline: () => this.limiter.abandonWaiting() });
   }
 
-  async close(): Promise<void> {
-    clearTimeout(this.deadlineTimer);
-    await this.pool.close();
+  close(): Promise<void> {
+    return this.transport.close();
   }
 
   /**
@@ -170,7 +136,7 @@ export class Client {
     const t0 = Date.now();
     let reply: Reply;
     try {
-      reply = await this.exchange(method, path, body);
+      reply = await this.transport.exchange(method, path, body);
     } catch (e) {
       this.limiter.settle(ticket);
       const code = (e as { code?: string }).code ?? 'network_error';
@@ -205,85 +171,13 @@ export class Client {
     throw this.failure(method, path, reply, json);
   }
 
-  /**
-   * One request and its whole answer. undici's dispatch with callbacks rather than `request`: no stream is built
-   * for a body that is read whole anyway, which takes about a third of the client's CPU off every call.
-   */
-  /** At the run's deadline every request still waiting is abandoned. */
-  private watchDeadline(): void {
-    if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
-    this.deadlineTimer = setTimeout(() => {
-      this.limiter.abandonWaiting();
-      for (const w of this.waiting) w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
-    }, Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())));
-    this.deadlineTimer.unref();
-  }
-
-  private exchange(method: string, path: string, body?: JsonObject): Promise<Reply> {
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let status = 0;
-      let size = 0;
-      let headers: IncomingHttpHeaders = {};
-      let controller: Dispatcher.DispatchController | undefined;
-      let abandoned: Abandoned | undefined;
-      const limit = this.opts.maxResponseBytes;
-      const abandon = (why: Abandoned) => {
-        // A too-large answer came with a status; a deadline leaves no answer at all.
-        abandoned ??= Object.assign(why, { status: why.code === TOO_LARGE ? status : 0 });
-        controller?.abort(abandoned);
-      };
-      this.watchDeadline();
-      const entry: { abandon?: (why: Abandoned) => void } = { abandon };
-      this.waiting.add(entry);
-      const settle = () => {
-        this.waiting.delete(entry);
-        entry.abandon = undefined;
-      };
-      this.pool.dispatch({
-        path: `${this.prefix}${path}`,
-        method: method as Dispatcher.HttpMethod,
-        headers: body ? this.headers.write : this.headers.read,
-        body: body ? JSON.stringify(body) : undefined,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      }, {
-        onRequestStart: (c) => {
-          controller = c;
-          if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
-        },
-        onResponseStart: (_c, statusCode, h) => {
-          status = statusCode;
-          headers = h;
-          // Refused on its headers: an answer that says it is too large is not downloaded to find out.
-          const claimed = Number(h['content-length']);
-          if (claimed > limit) abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
-        },
-        onResponseData: (_c, chunk) => {
-          if (abandoned) return;
-          size += chunk.length;
-          if (size > limit) return abandon(new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`));
-          chunks.push(chunk);
-        },
-        onResponseEnd: () => {
-          settle();
-          resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
-        },
-        onResponseError: (_c, err) => {
-          settle();
-          reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
-        },
-      });
-    });
-  }
-
   private failure(method: string, path: string, res: Reply, json: unknown): ApiError {
     const status = res.status;
     // The code and the message are the server's words: masked, on one line, capped. (Its details are never shown.)
     const code = isObject(json) && typeof json.code === 'string' && json.code ? serverText(json.code, this.secrets, 100) : `http_${status}`;
     let message = isObject(json) && typeof json.message === 'string' ? serverText(json.message, this.secrets) : `HTTP ${status}`;
     if (status === 401 || status === 403) message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
-    if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.origin}`;
+    if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.transport.origin}`;
     return Object.assign(new ApiError(method, path, status, code, message), { retryAfterMs: retryAfterMs(res.headers, this.opts.deadlineMs) });
   }
 }

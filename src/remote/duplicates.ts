@@ -8,7 +8,7 @@ import { oneLine } from '../util/redact.js';
 import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { Document } from '../types.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 import { naturalKeyOf } from './list.js';
 
 /** Who holds a live resource: an address of the state or of a document, and whether the state released it. */

@@ -7,7 +7,7 @@ import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
 import { readPath, type PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 import type { JsonObject } from '../schema/values.js';
 import type { Observed } from '../types.js';
 import type { Caller } from './client.js';

@@ -8,6 +8,7 @@ import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, newStateLines, summaryLine } from './text.js';
 import { rulesMarkdown } from './rules.js';
+import { diagramMarkdown } from './graph.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
 const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', restore: '↩️', noop: '' };
@@ -127,6 +128,9 @@ export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: M
   const fresh = newStateLines(p);
   const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), ...(fresh.length ? ['', `> ⚠️ ${text(fresh.join(' '))}`] : []), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`, ...(p.rules ? [rulesMarkdown(p.rules)] : [])];
   if (!changes.length) return `${head.join('\n')}\n`;
+  // The picture of the apply, where changes wait for each other: under the summary, before the table.
+  const diagram = diagramMarkdown(p);
+  if (diagram) head.push('', diagram);
   const rows = changes.map((c) => ({ action: c.action, text: `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |` }));
   const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows.map((r) => r.text)].join('\n');
   const budget = limit - 200;

@@ -6,7 +6,7 @@ import type { Issue, SourceDoc } from '../types.js';
 import { isObject } from '../schema/values.js';
 import { escapeReferences, startsWithReference } from './refs.js';
 import { closest } from '../validate/schema.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 
 export interface VarContext {
   vars: Record<string, unknown>;

@@ -7,7 +7,7 @@ import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
 import { closest } from '../validate/schema.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 
 /** The text of a reference, without its escape. */
 const REF_TEXT = /\$\{([A-Za-z]+\/[^}.]+)\.id\}/;

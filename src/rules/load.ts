@@ -7,7 +7,7 @@ import { RULES_DIR } from '../load/files.js';
 import { loadDir } from '../load/load.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
-import { nearestPos } from '../validate/validate.js';
+import { nearestPos } from '../validate/locate.js';
 
 export type Severity = 'deny' | 'warn';
 

@@ -21,7 +21,10 @@ const refused = (e: Emulator) => e.calls().filter((c) => c.status === 429);
 
 describe('an apply that meets 429s (a platform that publishes no X-RateLimit headers)', () => {
   it('converges: every resource written once, creates included; the 429s are a first burst, not a storm', async () => {
-    emu = await emulator({ vods: vods(2) }, { rateLimits: [{ prefix: '', rps: 6 }], rateLimitHeaders: false });
+    // The offers' endpoint takes two requests a second: of the four creates sent together, some are refused whatever
+    // the machine's speed (with only the overall limit, a slow machine's requests could stay under it).
+    const rateLimits = [{ prefix: '', rps: 6 }, { prefix: '/monetization/offers/v1', rps: 2 }];
+    emu = await emulator({ vods: vods(2) }, { rateLimits, rateLimitHeaders: false });
     const dir = testdir({ 'offers.yaml': offerDocs(4), 'vods.yaml': vodDocs(2, (i) => `Renamed ${i}`) });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
     expect(run.code).toBe(0);

@@ -3,7 +3,7 @@
 // a golden file: `npx vitest run test/scenarios -u` rewrites it, and the diff is reviewed like code). Reads are
 // answered by the emulator's own handlers in-process, so what the planner sees is what the platform would send.
 // A folder that also holds expected-plan.txt and expected-plan.md is rendered too: the same plan as the text and
-// Markdown formats show it to a reviewer (golden files as well).
+// Markdown formats show it to a reviewer (golden files as well), its apply-order diagram read by Mermaid's parser.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,7 @@ import { checkReferences } from '../../src/resolve/refs.js';
 import { State } from '../../src/state/state.js';
 import type { Plan } from '../../src/types.js';
 import { validateDocuments } from '../../src/validate/validate.js';
+import { parseMermaid } from '../helpers/diagrams.js';
 
 const here = new URL('.', import.meta.url).pathname;
 const folders = readdirSync(here, { withFileTypes: true }).filter((e) => e.isDirectory() && /^\d{3}-/.test(e.name)).map((e) => e.name).sort();
@@ -88,6 +89,12 @@ describe('planner scenarios', () => {
     };
     const options = { style: noStyle, state: '.tapedeck/staging.state.json' };
     await expect(renderers.text.plan(whole, options)).toMatchFileSnapshot(join(dir, 'expected-plan.txt'));
-    await expect(renderers.markdown.plan(whole, options)).toMatchFileSnapshot(join(dir, 'expected-plan.md'));
+    const md = renderers.markdown.plan(whole, options);
+    await expect(md).toMatchFileSnapshot(join(dir, 'expected-plan.md'));
+    // A diagram in it is one GitHub can draw: Mermaid's own parser reads it, every change drawn.
+    for (const [, block] of md.matchAll(/^```mermaid\n([^]*?)^```$/gm)) {
+      const drawn = [...(await parseMermaid(block)).nodes.values()];
+      expect(drawn.sort()).toEqual(whole.changes.filter((c) => c.action !== 'noop').map((c) => `${c.address} (${c.action})`).sort());
+    }
   });
 });

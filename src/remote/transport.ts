@@ -1,0 +1,136 @@
+// One HTTP exchange with the platform's one origin: undici's keep-alive pool, bearer headers built once, the answer
+// read whole and size-capped, and every exchange still waiting abandoned at the run's deadline. Retries, pacing and
+// what an answer means are the client's (client.ts).
+import type { IncomingHttpHeaders } from 'node:http';
+import { Pool, type Dispatcher } from 'undici';
+import type { JsonObject } from '../schema/values.js';
+import { DEADLINE, TOO_LARGE } from './failures.js';
+import { MAX_TIMER_MS } from './quota.js';
+
+/** Why an exchange was abandoned by tapedeck itself (not by the network). */
+export class Abandoned extends Error {
+  constructor(readonly code: typeof TOO_LARGE | typeof DEADLINE, message: string) {
+    super(message);
+  }
+}
+
+export interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  token: string;
+  concurrency: number;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  runDeadlineAt?: number;
+  /** called once when the run's deadline passes, before the waiting exchanges are abandoned */
+  onDeadline: () => void;
+}
+
+export class Transport {
+  private readonly pool: Pool;
+  readonly origin: string;
+  private readonly prefix: string;
+  /** built once: a plan sends thousands of requests with the same headers */
+  private readonly headers: { read: Record<string, string>; write: Record<string, string> };
+  /**
+   * requests waiting for their answer, each with how to abandon it when the run's deadline passes. An entry is
+   * emptied when its request ends: a Set's table left behind in the old generation (it is rebuilt as entries come
+   * and go) still points at entries it held, and a closure reached that way kept its whole exchange (answer text,
+   * buffers, headers) alive into the old generation, for every request.
+   */
+  private readonly waiting = new Set<{ abandon?: (why: Abandoned) => void }>();
+  /** one timer for the run's deadline, started with the first request (not one per request) */
+  private deadlineTimer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: TransportOptions) {
+    const url = new URL(opts.baseUrl);
+    this.origin = url.origin;
+    this.prefix = url.pathname.replace(/\/$/, '');
+    // One pool for the one origin: requests name only their path, and can never reach another host.
+    this.pool = new Pool(this.origin, { connections: opts.concurrency, pipelining: 1, keepAliveTimeout: 10_000 });
+    const read = { authorization: `Bearer ${opts.token}`, accept: 'application/json' };
+    this.headers = { read, write: { ...read, 'content-type': 'application/json' } };
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.deadlineTimer);
+    await this.pool.close();
+  }
+
+  /** At the run's deadline every request still waiting is abandoned. */
+  private watchDeadline(): void {
+    if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
+    this.deadlineTimer = setTimeout(() => {
+      this.opts.onDeadline();
+      for (const w of this.waiting) w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())));
+    this.deadlineTimer.unref();
+  }
+
+  /**
+   * One request and its whole answer. undici's dispatch with callbacks rather than `request`: no stream is built
+   * for a body that is read whole anyway, which takes about a third of the client's CPU off every call.
+   */
+  exchange(method: string, path: string, body?: JsonObject): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let status = 0;
+      let size = 0;
+      let headers: IncomingHttpHeaders = {};
+      let controller: Dispatcher.DispatchController | undefined;
+      let abandoned: Abandoned | undefined;
+      const limit = this.opts.maxResponseBytes;
+      const abandon = (why: Abandoned) => {
+        // A too-large answer came with a status; a deadline leaves no answer at all.
+        abandoned ??= Object.assign(why, { status: why.code === TOO_LARGE ? status : 0 });
+        controller?.abort(abandoned);
+      };
+      this.watchDeadline();
+      const entry: { abandon?: (why: Abandoned) => void } = { abandon };
+      this.waiting.add(entry);
+      const settle = () => {
+        this.waiting.delete(entry);
+        entry.abandon = undefined;
+      };
+      this.pool.dispatch({
+        path: `${this.prefix}${path}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: body ? this.headers.write : this.headers.read,
+        body: body ? JSON.stringify(body) : undefined,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      }, {
+        onRequestStart: (c) => {
+          controller = c;
+          if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
+        },
+        onResponseStart: (_c, statusCode, h) => {
+          status = statusCode;
+          headers = h;
+          // Refused on its headers: an answer that says it is too large is not downloaded to find out.
+          const claimed = Number(h['content-length']);
+          if (claimed > limit) abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
+        },
+        onResponseData: (_c, chunk) => {
+          if (abandoned) return;
+          size += chunk.length;
+          if (size > limit) return abandon(new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`));
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          settle();
+          resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
+        },
+        onResponseError: (_c, err) => {
+          settle();
+          reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
+        },
+      });
+    });
+  }
+}
