@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { seededRandom } from '../../src/emulator/server.js';
 import { parseSimple } from '../../src/load/fast-yaml.js';
 import { parseFile } from '../../src/load/load.js';
-import { nearestPos } from '../../src/validate/validate.js';
+import { nearestPos } from '../../src/validate/locate.js';
 import { yamlGenerator } from '../helpers/yaml-gen.js';
 import { fast, full } from '../helpers/yaml-readers.js';
 
