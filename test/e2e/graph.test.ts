@@ -10,7 +10,11 @@ import { renderGfm } from '../helpers/gfm.js';
 
 let emu: Emulator;
 beforeAll(async () => {
-  emu = await emulator({ events: [{ id: 'tpl', project_id: 'p', title: 'Template' }], vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] });
+  const configuration = (id: string, isDefault: boolean) => ({ id, project_id: 'p', name: id, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+  emu = await emulator({
+    events: [{ id: 'tpl', project_id: 'p', title: 'Template' }], vods: [{ id: 'v1', project_id: 'p', name: 'Old' }],
+    configurations: [configuration('old', true), configuration('new', false)],
+  });
 });
 afterAll(() => emu.close());
 
@@ -63,6 +67,16 @@ describe('the Markdown plan draws the apply order', () => {
     // Before the table: the picture, then what each change sends.
     expect(run.stdout.indexOf('```mermaid')).toBeLessThan(run.stdout.indexOf('| | Resource |'));
     expect(renderGfm(run.stdout)).toContain('<pre><code class="language-mermaid">flowchart TD\n');
+  });
+
+  it('a default handed over: the old default gives it up first', async () => {
+    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    const dir = testdir({ 'a.yaml': [doc('new', true), doc('old', false)] });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(waits(await parseMermaid(mermaidBlocks(run.stdout)[0]))).toEqual({
+      'StreamingConfiguration/old (update)': [], 'StreamingConfiguration/new (update)': ['StreamingConfiguration/old (update)'],
+    });
   });
 
   it('no changes that depend on each other: no diagram', async () => {

@@ -56,9 +56,11 @@ describe('labels any parser reads back', () => {
     expect(parsed.edges).toEqual(hostile.slice(1).map((_, i) => [`n${i + 1}`, `n${i + 2}`]));
   });
 
-  it('no line break or control character reaches the output', () => {
+  it('no line break, control character or backtick reaches the output', () => {
     for (const text of [mermaid(g), dot(g)]) expect(text.split('\n').length).toBe(text.trimEnd().split('\n').length + 1);
     expect(mermaid(g)).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u200b\u202e]/u);
+    // In the Markdown plan the diagram stands in a ``` fence: no backtick may end it.
+    expect(mermaid(g)).not.toContain('`');
   });
 
   it('a plan with no changes still parses', async () => {
