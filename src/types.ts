@@ -134,6 +134,8 @@ export interface Change {
   managed?: Record<string, Json>;
   /** what the plan read, by meaning; `apply --plan` refuses when the resource no longer matches it */
   live_fingerprint?: string;
+  /** the document's digest (resolve/digest.ts), recorded in the state with `managed`; absent where no digest holds */
+  digest?: string;
   /** managed fields changed outside tapedeck since the last apply: before = last applied, after = live now */
   drift?: DiffEntry[];
   /** the address the state knew it by before a rename: the entry moves to `address` */

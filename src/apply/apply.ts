@@ -3,7 +3,7 @@
 import { ApiError, errorLine } from '../errors.js';
 import { fillPathReferences } from '../resolve/refs.js';
 import { fillReferences, firstUnresolved } from '../resolve/refs.js';
-import { isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
+import { deepEqual, isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import type { Client } from '../remote/client.js';
 import type { State, StateEntry } from '../state/state.js';
@@ -101,7 +101,10 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     const fields = model && answer
       ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
       : planned;
-    const entry: StateEntry = id ? { kind: c.kind, id, fields } : { kind: c.kind, fields };
+    // The digest stands for the document's desired values: recorded only where the fields are those.
+    const digest = c.digest && (!model || Object.keys(planned).every((p) =>
+      deepEqual(fields[p] ?? null, normalize(fieldAt(model, p), planned[p]) ?? null))) ? c.digest : undefined;
+    const entry: StateEntry = { kind: c.kind, ...(id ? { id } : {}), fields, ...(digest ? { digest } : {}) };
     // An entry that stays as it was is not replaced: an apply of 100,000 documents with a few changes would
     // otherwise make every entry of the state again in memory.
     const was = state.entry(c.address);
@@ -206,7 +209,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     ...(stateError && unsaved.size ? { state_error: stateError } : {}),
     summary: {
       applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'),
-      not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop,
+      not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop + (plan.refresh?.not_read ?? 0),
     },
   };
 }

@@ -78,7 +78,7 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
 }
 
 /** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
- *  `knownId` gives the ids of documents neither read nor trusted), `all` are the documents (for releases). */
+ *  `knownId` gives the ids of documents not read), `all` are the documents (for releases). */
 export interface Reading {
   read: Document[];
   planned: Document[];
@@ -91,11 +91,11 @@ export interface Reading {
 /** Reads the documents to read and plans the planned ones (planFrom); a PlanError becomes the user's error. */
 export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
-  const knownId = r.knownId ?? (r.trusted && ((a: string) => r.trusted!.get(a)?.id));
+  const { knownId } = r;
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
   try {
     return planFrom({
-      documents: r.planned, declared: r.all, observations: { read: observed, trusted: r.trusted, liveListed },
+      documents: r.planned, declared: r.all, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
       state, registry: opts.registry, releasable: targeted(opts.targets),
     });
   } catch (e) {
@@ -118,10 +118,11 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, state.managedAddresses(), opts.registry);
-  const { read, trusted } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined };
+  const { read, trusted, known } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined, known: undefined };
   const client = makeClient(opts, io);
   try {
-    const { changes, summary } = await readAndPlan({ read, planned: docs, all, state, trusted }, client, opts, io);
+    // The documents taken from the state get no change each: `refresh.not_read` stands for them.
+    const { changes, summary } = await readAndPlan({ read, planned: read, all, state, trusted, knownId: known && ((a) => known.get(a)) }, client, opts, io);
     const plan: Plan = {
       format_version: 1,
       tapedeck_version: tapedeckVersion(),
@@ -131,7 +132,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
       ...(summary.create && !Object.keys(state.data.resources).length ? { new_state: { others: otherStates(opts, io) } } : {}),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
-      ...(trusted ? { refresh: { mode: 'changed' as const, not_read: trusted.size } } : {}),
+      ...(known ? { refresh: { mode: 'changed' as const, not_read: known.size } } : {}),
       ...(left ? { not_in_environment: left } : {}),
       changes,
       summary,

@@ -32,12 +32,13 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
   state.bindTo({ origin: url.origin, environment: opts.envName }, opts.configuration);
   const writes = saved.changes.filter((c) => c.request);
   const written = new Set(writes.map((c) => c.address));
-  // A write's references to resources it does not write take the ids the saved plan has for them.
+  // A write's references to resources it does not write take the ids the saved plan has for them; a --refresh
+  // changed plan has no change for the documents it took from the state, and took their ids from it (unmoved since).
   const ids = new Map(saved.changes.filter((c) => c.id).map((c) => [c.address, c.id!]));
   const toRead = planned.filter((d) => written.has(d.address));
   const client = makeClient(opts, io);
   try {
-    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: docs, state, knownId: (a) => ids.get(a) }, client, opts, io);
+    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: docs, state, knownId: (a) => ids.get(a) ?? state.idOf(a) }, client, opts, io);
     const fresh = new Map(changes.filter((c) => written.has(c.address)).map((c) => [c.address, c]));
     const stale = changeDifferences({ ...saved, changes: writes }, { ...saved, changes: [...fresh.values()].map(maskChange) });
     if (stale.length) {

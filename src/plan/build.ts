@@ -7,6 +7,7 @@ import { resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
 import { withEscapes } from '../resolve/desired.js';
+import { documentDigest } from '../resolve/digest.js';
 import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
 import type { Change, Document, Observed, Plan, Summary } from '../types.js';
 import { waves } from '../util/pool.js';
@@ -29,7 +30,7 @@ export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): 
     address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
     action: c.action, id: c.id, moved_from: c.moved_from, released_id: c.released_id, update_mask: c.update_mask, request: c.request, diff: c.diff,
     schema: c.schema, live_fingerprint: c.live_fingerprint, lookup: c.lookup, read: c.read, expect: c.expect,
-    requires: c.requires, notes: c.notes,
+    requires: c.requires, notes: c.notes, digest: undefined,
   };
 }
 
@@ -38,6 +39,7 @@ function stateChange(b: ChangeBase, c: Pick<Change, 'action' | 'id' | 'moved_fro
   return {
     address: b.address, kind: b.kind, depends_on: b.depends_on, managed: b.managed, drift: b.drift, sensitive: b.sensitive,
     action: c.action, id: c.id, moved_from: c.moved_from, released_id: undefined, requires: undefined, notes: c.notes,
+    digest: undefined,
   };
 }
 
@@ -144,15 +146,16 @@ function renameHint(c: Change, gone: Undeclared[]): string[] {
   return twin ? [`this looks like a rename of ${twin.address}: add \`moved_from: ${twin.address}\` to the document to keep that ${c.kind} instead of creating a second one`] : [];
 }
 
-/** A plan that would make a second live default where the kind allows one (per project and type) is an error. */
-function checkUniqueLive(registry: Registry, observed: Observed[], liveOthers: (k: KindDef) => JsonObject[]): void {
+/** A plan that would make a second live default where the kind allows one (per project and type) is an error.
+ *  `observed` are the planned documents; `all` every observation (a document not planned may give the default up). */
+function checkUniqueLive(registry: Registry, observed: Observed[], all: Map<string, Observed>, liveOthers: (k: KindDef) => JsonObject[]): void {
   for (const o of observed) {
     const k = registry.get(o.doc.kind)!;
     for (const u of k.uniqueWhen ?? []) {
       if (o.desired[u.when] !== true) continue;
       const clash = liveOthers(k).find((r) => r[u.when] === true && r.id !== o.id &&
         u.fields.every((f) => r[f] === o.desired[f]) &&
-        !observed.some((x) => x.id === r.id && x.desired[u.when] === false));
+        ![...all.values()].some((x) => x.id === r.id && x.desired[u.when] === false));
       if (clash) throw new PlanError(`${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`);
     }
   }
@@ -220,7 +223,11 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   return c;
 }
 
-/** The changes, in apply order: by dependency wave, then kind level, then address; and their counts. */
+/**
+ * The changes of `docs`, in apply order: by dependency wave, then kind level, then address; and their counts.
+ * `observed` may hold more documents than are planned: a --refresh changed plan plans only those it read, and its
+ * `refresh.not_read` stands for the others (as Terraform's plan leaves unchanged resources out).
+ */
 export function planChanges(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Pick<Plan, 'changes' | 'summary'> {
   const refGraph = ctx.graph ?? dependencyGraph(docs);
   const after = handovers(registry, observed.values());
@@ -241,7 +248,7 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   // (Arrays of every document are not copied where they need not be: at 100,000 each is almost 1 MB.)
   const ordered = inWaves.length === 1 ? inWaves[0] : inWaves.flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
-  checkUniqueLive(registry, obs, ctx.liveListed ?? (() => []));
+  checkUniqueLive(registry, obs, observed, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
   for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address))) changes.push(released(u));
   return { changes, summary: summaryOf(changes) };
@@ -252,4 +259,18 @@ export function summaryOf(changes: readonly Change[]): Summary {
   const summary: Summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
   for (const c of changes) summary[c.action]++;
   return summary;
+}
+
+/**
+ * Each change of a document gets the document's digest, which apply records in the state with the fields (see
+ * resolve/digest.ts), where one holds: not for values from the environment (never stored), nor a duplicate (its
+ * placeholder stands for what the source has). `idOf`: the ids the references resolved to.
+ */
+export function addDigests(changes: Change[], docs: Document[], idOf: (address: string) => string | undefined): void {
+  const byAddress = new Map(docs.map((d) => [d.address, d]));
+  const graph = dependencyGraph(docs);
+  for (const c of changes) {
+    const d = c.action === 'release' ? undefined : byAddress.get(c.address);
+    if (d && !d.sensitive?.length && d.duplicate_from === undefined) c.digest = documentDigest(d, graph.get(d.address) ?? [], idOf);
+  }
 }

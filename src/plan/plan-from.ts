@@ -7,15 +7,18 @@ import type { LiveProjection } from '../remote/read-live.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Document, Observed, Plan } from '../types.js';
-import { planChanges, type Undeclared } from './build.js';
+import { addDigests, planChanges, type Undeclared } from './build.js';
 import { keptForPlan } from './keep.js';
 
 /** What was found of the documents planned: read from the platform, or taken as the state recorded them. */
 export interface Observations {
   /** by address: each document read, with its desired values and its live resource (as `planProjection` kept it) */
   read: Map<string, Observed>;
-  /** documents not read (`--refresh changed`): their live resource is taken to be what the state recorded */
+  /** documents not read (`--refresh changed`) whose desired values were made: their live resource is taken to be
+   *  what the state recorded (they are looked at by a default's hand-over, and planned only if `documents` holds them) */
   trusted?: Map<string, Observed>;
+  /** the ids of documents neither read nor trusted (the state's, or a saved plan's): for the digests' references */
+  knownId?: (address: string) => string | undefined;
   /** the live resources of a kind with a uniqueness rule that were listed while reading */
   liveListed?: (k: KindDef) => JsonObject[];
 }
@@ -32,19 +35,25 @@ export interface PlanInput {
   releasable?: (address: string) => boolean;
 }
 
-/** The changes of a plan, in apply order, and their counts. Throws a PlanError for a plan that cannot be made. */
+/**
+ * The changes of a plan, in apply order, and their counts; each document's change with the document's digest (which
+ * apply records). Throws a PlanError for a plan that cannot be made.
+ */
 export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
   const { documents, observations, state, registry, releasable = () => true } = input;
   // The documents read first, then those taken from the state: the order handovers of a default look in.
   const observed = observations.trusted?.size ? new Map(observations.read) : observations.read;
   for (const [address, o] of observations.trusted ?? []) observed.set(address, o);
   const releases = undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
-  return planChanges(documents, observed, registry, {
+  const planned = planChanges(documents, observed, registry, {
     liveListed: observations.liveListed,
     lastApplied: (a) => state.entry(a)?.fields,
     stateId: (a) => state.idOf(a),
     undeclared: releases,
   });
+  const { knownId } = observations;
+  addDigests(planned.changes, documents, (a) => observed.get(a)?.id ?? knownId?.(a));
+  return planned;
 }
 
 /**

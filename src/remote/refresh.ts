@@ -7,6 +7,7 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { managedFields } from '../diff/diff.js';
 import { desiredOf } from '../resolve/desired.js';
+import { documentDigest } from '../resolve/digest.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../schema/values.js';
@@ -17,7 +18,10 @@ import { waves } from '../util/pool.js';
 export interface Refreshed {
   /** the documents to read */
   read: Document[];
-  /** the others, as the state recorded them (their live resource is taken to be their desired values) */
+  /** the others, taken as the state recorded them: address -> the id it records */
+  known: Map<string, string>;
+  /** those of them whose desired values were made (compared with the recorded fields, where the digest was not
+   *  the recorded one): their live resource is taken to be their desired values */
   trusted: Map<string, Observed>;
 }
 
@@ -48,12 +52,13 @@ function recordedId(doc: Document, k: KindDef, entry: StateEntry, desired: JsonO
  */
 export function changedSinceApply(docs: Document[], registry: Registry, state: State): Refreshed {
   const graph = dependencyGraph(docs);
+  const known = new Map<string, string>();
   const trusted = new Map<string, Observed>();
   const read: Document[] = [];
   const byAddress = graph.size ? new Map(docs.map((d) => [d.address, d])) : undefined;
   const idOf = (a: string) => {
-    const taken = trusted.get(a);
-    if (taken) return taken.id;
+    const taken = known.get(a);
+    if (taken) return taken;
     const d = byAddress?.get(a);
     if (!d || registry.get(d.kind)!.identity.by === 'key') return undefined;
     return d.id ?? state.entry(a)?.id ?? (d.moved_from ? state.entry(d.moved_from)?.id : undefined);
@@ -63,12 +68,25 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
   for (const doc of ordered) {
     const k = registry.get(doc.kind)!;
     const entry = state.entry(doc.address);
-    const o = entry && observedAsRecorded(doc, k, entry, graph.has(doc.address), idOf);
+    const id = entry && digestHolds(doc, k, entry, graph.get(doc.address) ?? [], idOf);
+    const o = entry && !id ? observedAsRecorded(doc, k, entry, graph.has(doc.address), idOf) : undefined;
     if (o) trusted.set(doc.address, o);
+    const taken = id || o?.id;
+    if (taken) known.set(doc.address, taken);
     else read.push(doc);
   }
   // In the configuration's order, as a full plan reads them.
-  return { read: read.length === docs.length ? docs : docs.filter((d) => !trusted.has(d.address)), trusted };
+  return { read: read.length === docs.length ? docs : docs.filter((d) => !known.has(d.address)), known, trusted };
+}
+
+/** The id the state records for a document whose digest is the recorded one, without resolving the document. */
+function digestHolds(doc: Document, k: KindDef, entry: StateEntry, refs: string[], idOf: (a: string) => string | undefined): string | undefined {
+  // What resolving would look at first (observedAsRecorded): an entry to read, a default's hand-over to plan.
+  if (!entry.digest || !entry.fields || entry.pending_since || entry.released_at || doc.sensitive?.length || k.uniqueWhen) return undefined;
+  const key = k.identity.by === 'key' ? doc.spec[k.identity.field] : undefined;
+  const id = k.identity.by === 'key' ? (typeof key === 'string' && !hasReference(key) ? key : undefined) : doc.id ?? entry.id;
+  if (!id || entry.id !== id) return undefined;
+  return documentDigest(doc, refs, idOf) === entry.digest ? id : undefined;
 }
 
 function observedAsRecorded(doc: Document, k: KindDef, entry: StateEntry, refers: boolean, idOf: (a: string) => string | undefined): Observed | undefined {

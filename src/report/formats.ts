@@ -4,6 +4,7 @@
 // row here. `github` (annotations) renders issues; plan and apply print text with the guardrails' findings as
 // annotations first (RenderOptions.annotations).
 import type { ApplyResult, Plan } from '../types.js';
+import { jsonText } from '../schema/values.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
   asCode, historyJson, historyText, listingJson, listingText, outcomeJson, outcomeText,
@@ -46,7 +47,7 @@ export interface Renderer {
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
 const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}`;
-const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+const json = jsonText;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
 const partial = (p: Plan) => (p.targets?.length

@@ -1,5 +1,6 @@
 // Problems found in the input (documents, the project file), in each output format. `validate` prints the whole
 // result this way; plan and apply print the issues that stop them. Decides nothing.
+import { jsonText } from '../schema/values.js';
 import type { Issue } from '../types.js';
 import { GITHUB_COMMENT_LIMIT } from './markdown.js';
 import { oneLine } from '../util/redact.js';
@@ -55,7 +56,7 @@ export function issuesJson(r: IssueReport): Printed {
   const issues = sorted(all).map((i) => ({
     file: i.file || null, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
   }));
-  return { out: `${JSON.stringify({ format_version: 1, valid: errors === 0, summary, issues }, null, 2)}\n`, err: '' };
+  return { out: jsonText({ format_version: 1, valid: errors === 0, summary, issues }), err: '' };
 }
 
 // GitHub's workflow commands (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):

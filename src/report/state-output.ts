@@ -2,6 +2,7 @@
 // one-line result of a command that changes something (`state forget`, `state mv`, `state push`, `export`), whose
 // JSON carries the same facts as fields.
 import type { HistoryEntry } from '../state/backend.js';
+import { jsonText } from '../schema/values.js';
 
 /** A state's resources: address -> kind and id (an entry not created yet has no id). */
 export interface StateListing {
@@ -25,7 +26,7 @@ export interface Outcome {
   data: Record<string, unknown>;
 }
 
-const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+const json = jsonText;
 
 const pad = (rows: string[][]) => {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));

@@ -75,7 +75,9 @@ export function renderChange(c: Change, s: Style = noStyle): string[] {
 export const hasChanges = (p: Plan) => Object.entries(p.summary).some(([action, n]) => action !== 'noop' && n > 0);
 
 export function summaryLine(p: Plan): string {
-  const { create, update, replace, move, release, restore, noop } = p.summary;
+  const { create, update, replace, move, release, restore } = p.summary;
+  // A --refresh changed plan has no change for what it took from the state unread: unchanged as far as it knows.
+  const noop = p.summary.noop + (p.refresh?.not_read ?? 0);
   if (!hasChanges(p)) return `No changes. ${noop} resource${noop === 1 ? '' : 's'} up to date.`;
   const extra = `${replace ? `${replace} to replace, ` : ''}${move ? `${move} to move, ` : ''}${release ? `${release} to release, ` : ''}${restore ? `${restore} to restore, ` : ''}`;
   return `Plan: ${create} to create, ${update} to update, ${extra}${noop} unchanged.`;

@@ -41,8 +41,17 @@ export function canonicalInt64(v: unknown): string | undefined {
  *  separators, bidirectional overrides, zero-width marks): a key or value from a document is shown with them escaped. */
 export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /** `text` safe to print on one line: unprintable characters as \uXXXX escapes. */
-export const printable = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = (text: string) => text.replace(UNPRINTABLE, escapeChar);
+
+/**
+ * A value as indented JSON text and a newline, for the machine formats and saved plans. JSON.stringify escapes
+ * controls but leaves line separators, bidi and zero-width characters raw, which a terminal or an editor would act
+ * on: they are written as \uXXXX escapes too (they stand only inside strings, so the value read back is the same).
+ */
+export const jsonText = (v: unknown) => `${JSON.stringify(v, null, 2).replace(UNPRINTABLE, (c) => (c === '\n' ? c : escapeChar(c)))}\n`;
 
 /** Stable JSON text with sorted keys, for comparing and sorting normalised values. */
 export function stableStringify(v: unknown): string {

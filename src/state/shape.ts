@@ -15,6 +15,7 @@ function checkEntry(address: string, e: unknown): string | undefined {
   if (e.kind !== kind) return `${at}.kind is ${JSON.stringify(e.kind)}, not the kind of its address`;
   if (e.id !== undefined && (typeof e.id !== 'string' || !e.id)) return `${at}.id must be a non-empty string`;
   if (e.fields !== undefined && !isObject(e.fields)) return `${at}.fields must be an object of field paths and values`;
+  if (e.digest !== undefined && typeof e.digest !== 'string') return `${at}.digest must be a string`;
   if (e.pending_since !== undefined && !isTime(e.pending_since)) return `${at}.pending_since must be an RFC 3339 time`;
   if (e.released_at !== undefined && !isTime(e.released_at)) return `${at}.released_at must be an RFC 3339 time`;
   if (e.existing !== undefined && !(Array.isArray(e.existing) && e.existing.every((x) => typeof x === 'string'))) return `${at}.existing must be a list of ids`;

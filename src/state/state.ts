@@ -18,6 +18,9 @@ export interface StateEntry {
   id?: string;
   /** the managed fields as they were on the platform after the last apply: field path -> value (no secrets) */
   fields?: Record<string, unknown>;
+  /** the digest of the document whose desired values `fields` are (resolve/digest.ts): --refresh changed takes a
+   *  document with this digest as unchanged without resolving it; absent where they are not (not kept, secrets) */
+  digest?: string;
   /** a create was sent at this time and its outcome is not known yet: look the resource up before creating again */
   pending_since?: string;
   /** ids that already matched the create before it was sent: never taken for the resource it made */

@@ -121,7 +121,7 @@ describe('what apply reports and records', () => {
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')) as { resources: Record<string, { id: string; fields: object }> };
     expect(Object.keys(state.resources).sort()).toEqual(['Offer/one', 'Offer/three', 'Offer/two']);
     expect(state.resources['Offer/three']).toMatchObject({ id: 'o3', released_at: expect.any(String) });
-    expect(state.resources['Offer/one']).toEqual({ kind: 'Offer', id: 'o1', fields: { project_id: 'p', name: 'One' } });
+    expect(state.resources['Offer/one']).toEqual({ kind: 'Offer', id: 'o1', fields: { project_id: 'p', name: 'One' }, digest: expect.any(String) });
     expect(state.resources['Offer/two'].fields).toEqual({ project_id: 'p', name: 'Two, renamed' });
   });
 });

@@ -50,7 +50,9 @@ describe('plan --refresh changed', () => {
     expect(reads()).toEqual([]);
     expect(p.requests).toEqual({ reads: 0 });
     expect(p.refresh).toEqual({ mode: 'changed', not_read: 4 });
-    expect(Object.values(actions(p))).toEqual(['noop', 'noop', 'noop', 'noop']);
+    // No change for a document taken from the state: not_read stands for them (as Terraform leaves them out).
+    expect(p.changes).toEqual([]);
+    expect(p.summary).toMatchObject({ noop: 0, update: 0 });
     const serial = p.state.serial;
     expect(serial).toBeGreaterThan(0);
     const note = `4 documents not read (unchanged since state serial ${serial}): drift in them is not checked; a full plan checks it.`;
@@ -71,7 +73,7 @@ describe('plan --refresh changed', () => {
     const out = join(dir, 'plan.json');
     const p = await plan('--refresh', 'changed', '--out', out);
     expect(reads()).toEqual(['/monetization/offers/v1/off-b']);
-    expect(actions(p)).toMatchObject({ 'Offer/b': 'update', 'Offer/a': 'noop', 'Vod/v': 'noop' });
+    expect(actions(p)).toEqual({ 'Offer/b': 'update' });
     const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
     expect(saved.refresh).toEqual({ mode: 'changed', not_read: 3 });
     expect(saved.state.serial).toBe(p.state.serial);
@@ -92,8 +94,7 @@ describe('plan --refresh changed', () => {
     const a = p.changes.find((c) => c.address === 'Offer/a')!;
     expect(a.drift).toEqual([{ path: 'priority', before: '1', after: '7' }]);
     expect(a.update_mask).toEqual(['name', 'priority']);
-    expect(actions(p)['Offer/b']).toBe('noop');
-    expect(p.changes.find((c) => c.address === 'Offer/b')!.drift).toBeUndefined();
+    expect(actions(p)).toEqual({ 'Offer/a': 'update' });
     expect(p.refresh!.not_read).toBe(3);
     // The full plan sees it.
     const full = await plan();
@@ -106,6 +107,23 @@ describe('plan --refresh changed', () => {
     writeFileSync(stateFile(), JSON.stringify(state));
     const p = await plan('--refresh', 'changed');
     expect(reads()).toEqual(['/streaming/vods/v1/vod-1']);
+    expect(p.refresh!.not_read).toBe(3);
+  });
+
+  it('apply records each document\'s digest; a document with the recorded digest is taken as unchanged unresolved', async () => {
+    const state = JSON.parse(readFileSync(stateFile(), 'utf8'));
+    const digests = Object.values(state.resources).map((e) => (e as { digest?: string }).digest);
+    expect(digests.every((d) => typeof d === 'string' && d.length === 22)).toBe(true);
+    expect(new Set(digests).size).toBe(4);
+    // Fields edited by hand behind an unchanged digest: the digest alone decides (the values are not compared).
+    state.resources['Offer/b'].fields.name = 'edited';
+    writeFileSync(stateFile(), JSON.stringify(state));
+    expect((await plan('--refresh', 'changed')).requests).toEqual({ reads: 0 });
+    // Without digests (a state from before them), the values are compared: Offer/b is read, the others are not.
+    for (const e of Object.values(state.resources)) delete (e as { digest?: string }).digest;
+    writeFileSync(stateFile(), JSON.stringify(state));
+    const p = await plan('--refresh', 'changed');
+    expect(reads()).toEqual(['/monetization/offers/v1/off-b']);
     expect(p.refresh!.not_read).toBe(3);
   });
 
@@ -174,6 +192,18 @@ describe('apply --plan reads only what it writes', () => {
     expect(run.stderr).toContain('Offer/b: the live resource changed since the plan was made');
     expect(emu.writes()).toEqual([]);
     expect(reads()).toEqual(['/monetization/offers/v1/off-b']);
+  });
+
+  it('--refresh changed: a write referring to a document taken from the state applies (its id from the state)', async () => {
+    write(docs({ c: { name: 'C2' } }));
+    const out = await save('--refresh', 'changed');
+    const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
+    expect(actions(saved)).toEqual({ 'Offer/c': 'update' });
+    const run = await applySaved(out);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(emu.writes().map((c) => `${c.method} ${c.path}`)).toEqual(['PATCH /monetization/offers/v1/off-c']);
+    expect((await plan()).summary).toMatchObject({ update: 0, noop: 4 });
   });
 
   it('refuses another --refresh than the plan was made with; nothing sent', async () => {

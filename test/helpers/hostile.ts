@@ -53,3 +53,7 @@ export function fillPlaceholders(v: unknown, req: IncomingMessage): unknown {
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillPlaceholders(x, req)]));
   return v;
 }
+
+/** Characters that break a line, or move or hide text (controls but the newline, line and paragraph separators,
+ *  bidi marks and overrides, zero-width ones): no output may print one raw, whatever a server or a document holds. */
+export const HIDDEN_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;

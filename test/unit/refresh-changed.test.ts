@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../src/kinds/registry.js';
 import { changedSinceApply } from '../../src/remote/refresh.js';
+import { documentDigest } from '../../src/resolve/digest.js';
 import type { JsonObject } from '../../src/schema/values.js';
 import { State, type StateEntry } from '../../src/state/state.js';
 import type { Document } from '../../src/types.js';
@@ -45,9 +46,37 @@ describe('changedSinceApply', () => {
     ['a policy: its key is its id', [policy('org/organization')], { 'Policy/p': policyEntry('org/organization', 'org/organization') }, []],
     ['a policy under another key', [policy('org2/organization')], { 'Policy/p': policyEntry('org/organization', 'org2/organization') }, ['Policy/p']],
   ])('%s', (_, docs, resources, read) => {
-    const { read: toRead, trusted } = changedSinceApply(docs, defaultRegistry, stateOf(resources));
+    const { read: toRead, trusted, known } = changedSinceApply(docs, defaultRegistry, stateOf(resources));
     expect(toRead.map((d) => d.address)).toEqual(read);
     expect(trusted.size).toBe(docs.length - read.length);
+    expect(known.size).toBe(trusted.size);
     for (const o of trusted.values()) expect(o.live).toBe(o.desired);
+  });
+});
+
+describe('changedSinceApply with digests (recorded at apply)', () => {
+  // The digest apply records for a document whose references resolved to `ids`.
+  const digest = (d: Document, refs: string[] = [], ids: Record<string, string> = {}) => documentDigest(d, refs, (a) => ids[a])!;
+  const a = offer('a', { name: 'A' });
+  const b = offer('b', { billing_partner_offer_id: '${Offer/a.id}' });
+  // Recorded fields that differ from the documents: only the digest can make them count as unchanged.
+  const stale = (d: Document, extra: Partial<StateEntry> = {}) => recorded(`o-${d.name}`, { name: 'stale' }, { digest: digest(d), ...extra });
+  it.each<[string, Document[], Record<string, StateEntry>, string[]]>([
+    ['the recorded digest: unchanged, without comparing values', [a], { 'Offer/a': stale(a) }, []],
+    ['another text (a variable with another value)', [offer('a', { name: 'A2' })], { 'Offer/a': stale(a) }, ['Offer/a']],
+    ['another digest (another version\'s), the same values: compared, unchanged', [a],
+      { 'Offer/a': recorded('o-a', { name: 'A' }, { digest: digest(offer('a', { name: 'B' })) }) }, []],
+    ['a reference resolving to the recorded id', [a, b],
+      { 'Offer/a': stale(a), 'Offer/b': recorded('o-b', {}, { digest: digest(b, ['Offer/a'], { 'Offer/a': 'o-a' }) }) }, []],
+    ['a reference resolving to another id than the digest\'s', [a, b],
+      { 'Offer/a': stale(a), 'Offer/b': recorded('o-b', {}, { digest: digest(b, ['Offer/a'], { 'Offer/a': 'o-x' }) }) }, ['Offer/b']],
+    ['a create whose outcome was never learnt', [a], { 'Offer/a': stale(a, { pending_since: '2026-01-01T00:00:00Z' }) }, ['Offer/a']],
+    ['a released entry', [a], { 'Offer/a': stale(a, { released_at: '2026-01-01T00:00:00Z' }) }, ['Offer/a']],
+    ['another id in the document than in the state', [offer('a', { name: 'A' }, { id: 'o2' })], { 'Offer/a': stale(offer('a', { name: 'A' }, { id: 'o2' })) }, ['Offer/a']],
+    ['a value from the environment', [offer('a', { name: 'A' }, { sensitive: ['name'] })], { 'Offer/a': stale(offer('a', { name: 'A' }, { sensitive: ['name'] })) }, ['Offer/a']],
+  ])('%s', (_, docs, resources, read) => {
+    const { read: toRead, known } = changedSinceApply(docs, defaultRegistry, stateOf(resources));
+    expect(toRead.map((d) => d.address)).toEqual(read);
+    expect([...known.keys()].sort()).toEqual(docs.map((d) => d.address).filter((x) => !read.includes(x)).sort());
   });
 });

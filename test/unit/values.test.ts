@@ -1,7 +1,7 @@
 // Normalisation by meaning, as tables: what counts as unset, int64 and timestamp spellings, sets.
 import { describe, expect, it } from 'vitest';
 import { fieldAt, resourceModel } from '../../src/schema/model.js';
-import { canonicalInt64, canonicalTimestamp, deepEqual, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
+import { canonicalInt64, canonicalTimestamp, deepEqual, jsonText, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
 import { diffSpec, leafPaths, overlay, pick } from '../../src/diff/diff.js';
 
 const offer = resourceModel('offer.schema.json');
@@ -173,5 +173,17 @@ describe('deepEqual means equal JSON texts with sorted keys', () => {
       if (sameText(a, b)) equalPairs++;
     }
     expect(equalPairs).toBeGreaterThan(1000); // the table above is not all unequal pairs
+  });
+});
+
+describe('jsonText', () => {
+  it.each([
+    [{ name: 'It`s basic\u200b\u200e\u200f\u202e|evil' }, '{\n  "name": "It`s basic\\u200b\\u200e\\u200f\\u202e|evil"\n}\n'],
+    [['Line\u2028sep\u2029', 'x\u007f\u0085\ufeff'], '[\n  "Line\\u2028sep\\u2029",\n  "x\\u007f\\u0085\\ufeff"\n]\n'],
+    [{ 'key\u2066': 'EU\nR\u001b[31m' }, '{\n  "key\\u2066": "EU\\nR\\u001b[31m"\n}\n'],
+    [{ plain: 'café ☕ 日本' }, '{\n  "plain": "café ☕ 日本"\n}\n'],
+  ])('writes %j with every hidden character escaped, and reads back as the same value', (value, text) => {
+    expect(jsonText(value)).toBe(text);
+    expect(JSON.parse(jsonText(value))).toEqual(value);
   });
 });

@@ -5,6 +5,7 @@ import { withChecksum } from '../../plan/saved.js';
 import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
+import { jsonText } from '../../schema/values.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
@@ -32,7 +33,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
   const rel = relative(dirname(file), dir).split(sep).join('/') || '.';
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writePrivateFile(file, `${JSON.stringify(withChecksum({ ...plan, configuration: { dir: rel } }), null, 2)}\n`);
+    writePrivateFile(file, jsonText(withChecksum({ ...plan, configuration: { dir: rel } })));
   } catch (e) {
     throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
