@@ -1,8 +1,9 @@
-// The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
+// The commands' side of every plan (after check.ts): the client, reading with its progress and errors, the plan's
+// header, guardrails; the plan itself is planFrom's (plan/plan-from.ts). Thin, each step one call.
 import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorLine, Reported, UserError } from '../errors.js';
-import { addDigests, planChanges, PlanError, type Undeclared } from '../plan/build.js';
-import { keepForPlan } from '../plan/keep.js';
+import { PlanError } from '../plan/build.js';
+import { planFrom, planProjection } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
@@ -54,31 +55,14 @@ export interface Planned {
   client: Client;
 }
 
-/** State entries no document declares: every address but those declared, and those a document moved from. */
-function undeclared(docs: Document[], state: State): Undeclared[] {
-  const declared = new Set<string>();
-  for (const d of docs) {
-    declared.add(d.address);
-    if (d.moved_from && !state.entry(d.address)) declared.add(d.moved_from);
-  }
-  const out: Undeclared[] = [];
-  for (const address in state.data.resources) {
-    if (declared.has(address)) continue;
-    const e = state.data.resources[address];
-    if (e.released_at) continue; // released once already: remembered, not released again
-    out.push({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) });
-  }
-  return out;
-}
-
 /** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
 async function readDocuments(docs: Document[], state: State, client: Client, opts: RunOptions, io: Io, knownId?: (a: string) => string | undefined) {
   const registry = opts.registry;
   const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId, onRead: (o) => {
-    if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
-    reading.tick();
-  } });
+  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, {
+    concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId,
+    keep: planProjection(registry, state), onRead: () => reading.tick(),
+  });
   reading.done();
   collectPhaseGarbage();
   if (failures.length) {
@@ -105,18 +89,16 @@ export interface Reading {
   knownId?: (address: string) => string | undefined;
 }
 
-/** Reads the documents to read and plans the planned ones; a PlanError becomes the user's error. */
+/** Reads the documents to read and plans the planned ones (planFrom); a PlanError becomes the user's error. */
 export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const { knownId } = r;
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
-  for (const [address, o] of r.trusted ?? []) observed.set(address, o);
-  const inTargets = targeted(opts.targets);
-  const releases = r.all ? undeclared(r.all, state).filter((u) => inTargets(u.address)) : [];
   try {
-    const planned = planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
-    addDigests(planned.changes, r.planned, (a) => observed.get(a)?.id ?? knownId?.(a));
-    return planned;
+    return planFrom({
+      documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
+      state, registry: opts.registry, releasable: targeted(opts.targets),
+    });
   } catch (e) {
     if (e instanceof PlanError) throw new UserError(e.message);
     throw e;

@@ -12,7 +12,8 @@ const shown = (t: Token) =>
 const clauses = (input: string) => parseFilter(input).map((c) => [c.field, c.op, ...c.values]);
 
 describe('lexer: the library lexer cases', () => {
-  it.each([
+  // prettier-ignore
+  const lexerCases: [name: string, input: string, tokens: string[]][] = [
     ['empty input', '', []],
     ['white space', ' \n\t\r', ['space: \n\t\r']],
     ['simple filter', 'field: value*', ['string:field', ':', 'space: ', 'string:value', '*']],
@@ -39,21 +40,25 @@ describe('lexer: the library lexer cases', () => {
     ['bool', 'suspended: true', ['string:suspended', ':', 'space: ', 'bool:true']],
     ['multivalue bool', 'suspended: (true OR false)', ['string:suspended', ':', 'space: ', '(', 'bool:true', 'space: ', 'or:OR', 'space: ', 'bool:false', ')']],
     ['false bool without value', 'false', ['bool:false']],
-  ])('%s: %j', (_name, input, expected) => {
+  ];
+  it.each(lexerCases)('%s: %j', (_name, input, expected) => {
     expect(lex(input).map(shown)).toEqual([...expected, 'eof']);
   });
 
-  it.each([
+  // prettier-ignore
+  const lexerRefusals: [name: string, input: string, message: RegExp][] = [
     ['unclosed parenthesis', 'field: (', /unclosed "\(" at position 8/],
     ['unbalanced parenthesis', 'field: (one OR two))', /unexpected "\)" with nothing open to close at position 20/],
     ['unbalanced braces', 'field: {one:x}}', /unexpected "}" with nothing open to close at position 15/],
-  ])('%s: %j is refused', (_name, input, message) => {
+  ];
+  it.each(lexerRefusals)('%s: %j is refused', (_name, input, message) => {
     expect(() => lex(input)).toThrow(message);
   });
 });
 
 describe('Parse: the library filter cases', () => {
-  it.each([
+  // prettier-ignore
+  const parseCases: [name: string, input: string, clauses: string[][]][] = [
     ['empty', '  ', []],
     ['one field', 'field:value', [['field', '=', 'value']]],
     ['two fields', 'field:value another:second', [['field', '=', 'value'], ['another', '=', 'second']]],
@@ -69,20 +74,24 @@ describe('Parse: the library filter cases', () => {
     ['one field repeated to create a range', 'amount>=1 and amount<5', [['amount', '>=', '1'], ['amount', '<', '5']]],
     ['3 or more and in a sequence', 'a:1 and b:2 and c:3 and d:4 and e:6',
       [['a', '=', '1'], ['b', '=', '2'], ['c', '=', '3'], ['d', '=', '4'], ['e', '=', '6']]],
-  ])('%s: %j', (_name, input, expected) => {
+  ];
+  it.each(parseCases)('%s: %j', (_name, input, expected) => {
     expect(clauses(input)).toEqual(expected);
   });
 
-  it.each([
+  // prettier-ignore
+  const parseRefusals: [name: string, input: string, message: RegExp][] = [
     ['or is not supported', 'field:value OR another:second', /"or" between clauses .* at position 13/],
     ['negation applied to an and node', 'not (field:value and another:second)', /"not" applies to one field:value only at position 1/],
-  ])('%s: %j is refused', (_name, input, message) => {
+  ];
+  it.each(parseRefusals)('%s: %j is refused', (_name, input, message) => {
     expect(() => parseFilter(input)).toThrow(message);
   });
 });
 
 describe('Parse on the library parser cases (the tree tests; here what Parse makes of each input)', () => {
-  it.each([
+  // prettier-ignore
+  const treeCases: [name: string, input: string, clauses: string[][]][] = [
     ['simple filter', 'field:value', [['field', '=', 'value']]],
     ['quoted', 'field:"value"', [['field', '=', 'value']]],
     ['quoted 2', 'field:"value AND x"', [['field', '=', 'value AND x']]],
@@ -109,12 +118,14 @@ describe('Parse on the library parser cases (the tree tests; here what Parse mak
     ['3 or more AND in a sequence', 'a:1 and b:2 and c:3 and d:4 and e:6',
       [['a', '=', '1'], ['b', '=', '2'], ['c', '=', '3'], ['d', '=', '4'], ['e', '=', '6']]],
     ['list of values (refused only without complex expressions)', 'field:(x OR y OR z)', [['field', 'IN', 'x', 'y', 'z']]],
-  ])('%s: %j', (_name, input, expected) => {
+  ];
+  it.each(treeCases)('%s: %j', (_name, input, expected) => {
     expect(clauses(input)).toEqual(expected);
   });
 
   // Trees ParseAST builds that are not a flat AND, and the inputs it refuses itself; Parse refuses all of them.
-  it.each([
+  // prettier-ignore
+  const treeRefusals: [name: string, input: string, message: RegExp][] = [
     ['boolean OR', 'field:value OR second: filter', /"or" between clauses .* at position 13/],
     ['boolean mixed', 'first:x OR second:y AND third:z', /"or" between clauses .* at position 9/],
     ['boolean mixed 2', 'first:x OR second:y and NOT third:z', /"or" between clauses .* at position 9/],
@@ -141,7 +152,8 @@ describe('Parse on the library parser cases (the tree tests; here what Parse mak
     ['3 or more OR in sequence', 'a:1 or b:2 or c:3 or d:4 or e:5', /"or" between clauses .* at position 5/],
     ['boolean 2 (simple parser)', 'field:value OR second:filter', /"or" between clauses .* at position 13/],
     ['nested (simple parser)', 'field:{nested:x}', /nested queries .* at position 7/],
-  ])('%s: %j is refused', (_name, input, message) => {
+  ];
+  it.each(treeRefusals)('%s: %j is refused', (_name, input, message) => {
     expect(() => parseFilter(input)).toThrow(message);
   });
 });

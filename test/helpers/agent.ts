@@ -1,6 +1,8 @@
 // `tapedeck agent` run in-process (the real CLI's main) until stopped, its JSON log lines collected; and bounded
 // polling for what the tests wait on (never a timed assertion: each wait ends as soon as its event is seen).
+import { afterEach } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import type { Emulator } from '../../src/emulator/server.js';
 
 export interface RunningAgent {
   /** the listener's base URL, once it listens */
@@ -49,3 +51,27 @@ export async function startAgent(args: string[], opts: { cwd: string; env?: Reco
     stop: () => { stop(); return running; },
   };
 }
+
+/**
+ * The e2e agent tests' set-up: each test puts its emulator where `current` reads it; after each test its agents are
+ * stopped (a stop lets the write in flight finish, so before the emulator closes), then the emulator closes and
+ * `forget` clears it. `agent` starts one on the repository's platform/ folder, polling every 200 ms.
+ */
+export function agentsPerTest(current: () => Emulator | undefined, forget: () => void) {
+  const agents: RunningAgent[] = [];
+  afterEach(async () => {
+    for (const a of agents.splice(0)) await a.stop();
+    await current()?.close();
+    forget();
+  });
+  const agent = async (repo: string, cwd: string, ...extra: string[]) => {
+    const a = await startAgent(['--repo', repo, '--path', 'platform', '--base-url', current()!.url, '--interval', '200ms', ...extra], { cwd });
+    agents.push(a);
+    return a;
+  };
+  return { agent, agents };
+}
+
+export const offer = (name: string, title = name) => ({ kind: 'Offer', name, spec: { project_id: 'p', name: title } });
+export const offers = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []] as { id: string; name: string }[];
+export const titles = (e: Emulator) => offers(e).map((o) => o.name).sort();
