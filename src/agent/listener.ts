@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hookAction, MAX_HOOK_BODY, signatureValid } from './webhook.js';
+import { jsonText } from '../schema/values.js';
 
 export interface ListenerHooks {
   metrics(): Promise<{ text: string; contentType: string }>;
@@ -38,7 +39,7 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function send(res: ServerResponse, status: number, body: string | object, contentType = 'application/json'): void {
-  const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
+  const text = typeof body === 'string' ? body : jsonText(body);
   res.writeHead(status, {
     'content-type':
       typeof body === 'string' && contentType === 'application/json' ? 'text/plain; charset=utf-8' : contentType,

@@ -1,8 +1,8 @@
-// The composition shared by plan and apply (after check.ts): the client, reading, planning; thin, each step one call.
+// The commands' side of every plan (after check.ts): the client, reading with its progress and errors, the plan's
+// header, guardrails; the plan itself is planFrom's (plan/plan-from.ts). Thin, each step one call.
 import { applyPlan, type ApplyOptions } from '../apply/apply.js';
-import { errorLine, Reported, UserError } from '../errors.js';
-import { addDigests, planChanges, PlanError, type Undeclared } from '../plan/build.js';
-import { keepForPlan } from '../plan/keep.js';
+import { errorCode, errorLine, Reported, TapedeckError, UserError } from '../errors.js';
+import { planFrom, planProjection } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
@@ -54,72 +54,54 @@ export interface Planned {
   client: Client;
 }
 
-/** State entries no document declares: every address but those declared, and those a document moved from. */
-function undeclared(docs: Document[], state: State): Undeclared[] {
-  const declared = new Set<string>();
-  for (const d of docs) {
-    declared.add(d.address);
-    if (d.moved_from && !state.entry(d.address)) declared.add(d.moved_from);
-  }
-  const out: Undeclared[] = [];
-  for (const address in state.data.resources) {
-    if (declared.has(address)) continue;
-    const e = state.data.resources[address];
-    if (e.released_at) continue; // released once already: remembered, not released again
-    out.push({ address, kind: e.kind, ...(e.id ? { id: e.id } : {}), ...(e.fields ? { fields: e.fields } : {}) });
-  }
-  return out;
-}
-
 /** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
 async function readDocuments(docs: Document[], state: State, client: Client, opts: RunOptions, io: Io, knownId?: (a: string) => string | undefined) {
   const registry = opts.registry;
   const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
-  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, { concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId, onRead: (o) => {
-    if (o) keepForPlan(registry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
-    reading.tick();
-  } });
+  const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, {
+    concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId,
+    keep: planProjection(registry, state), onRead: () => reading.tick(),
+  });
   reading.done();
   collectPhaseGarbage();
   if (failures.length) {
     // A platform that cannot be used at all is one line, not one per document.
-    const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
-    if (stop) throw new UserError(stop);
+    for (const f of failures) {
+      const stop = platformProblem(f.error, client.opts.baseUrl, opts.tokenSource);
+      if (stop) throw new UserError(stop, { code: errorCode(f.error) });
+    }
     // A problem located in a document starts with its file:line:col (and names the address itself).
-    for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
+    const errors = failures.map((f) => (f.error instanceof TapedeckError && f.error.where
+      ? f.error
+      : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) })));
+    for (const e of errors) io.err(`${e.line()}\n`);
     if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-    throw new Reported();
+    throw new Reported(errors);
   }
   return { observed, liveListed };
 }
 
 /** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
- *  `knownId` gives the ids of documents not read), `all` are the documents (for releases). */
+ *  `knownId` gives the ids of documents not read), `all` are the documents (for releases; none are planned
+ *  without them: `apply --plan` makes only the saved plan's writes again). */
 export interface Reading {
   read: Document[];
   planned: Document[];
-  all: Document[];
+  all?: Document[];
   state: State;
   trusted?: Map<string, Observed>;
   knownId?: (address: string) => string | undefined;
 }
 
-/** Reads the documents to read and plans the planned ones; a PlanError becomes the user's error. */
+/** Reads the documents to read and plans the planned ones (planFrom). */
 export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const { knownId } = r;
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
-  for (const [address, o] of r.trusted ?? []) observed.set(address, o);
-  const inTargets = targeted(opts.targets);
-  const releases = undeclared(r.all, state).filter((u) => inTargets(u.address));
-  try {
-    const planned = planChanges(r.planned, observed, opts.registry, { liveListed, lastApplied: (a) => state.entry(a)?.fields, stateId: (a) => state.idOf(a), undeclared: releases });
-    addDigests(planned.changes, r.planned, (a) => observed.get(a)?.id ?? knownId?.(a));
-    return planned;
-  } catch (e) {
-    if (e instanceof PlanError) throw new UserError(e.message);
-    throw e;
-  }
+  return planFrom({
+    documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
+    state, registry: opts.registry, releasable: targeted(opts.targets),
+  });
 }
 
 /**
@@ -135,7 +117,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
   const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, state.managedAddresses(), opts.registry);
+  const docs = selectTargets(all, opts.targets, () => state.managedAddresses(), opts.registry);
   const { read, trusted, known } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined, known: undefined };
   const client = makeClient(opts, io);
   try {

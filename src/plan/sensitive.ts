@@ -8,7 +8,7 @@ import { deepEqual, isObject, stableStringify, valueAt, type Json, type JsonObje
 import type { Change, DiffEntry, Plan } from '../types.js';
 
 export const SENSITIVE = '(sensitive)';
-/** The after side of a sensitive leaf whose value differs from the before side: the change stays visible. */
+/** The after side of a sensitive leaf whose value differs from the live one: the change stays visible. */
 export const SENSITIVE_CHANGED = '(sensitive, changed)';
 
 /** Whether the value at `path` holds, or is part of, a sensitive field. */
@@ -82,7 +82,8 @@ function maskEntry(e: DiffEntry, sensitive: readonly string[], model: Field | un
   let { before, after } = e;
   for (const p of paths) {
     const live = livePath(field, e.after, e.before, p);
-    const changed = !live || !deepEqual(leafAt(e.before, live) ?? null, leafAt(e.after, p) ?? null);
+    // A leaf with no live side (a create, an added element) is new as its row already says: only `(sensitive)`.
+    const changed = live !== undefined && !deepEqual(leafAt(e.before, live) ?? null, leafAt(e.after, p) ?? null);
     if (live) before = maskAt(before, live);
     after = maskAt(after, p, changed ? SENSITIVE_CHANGED : SENSITIVE);
   }

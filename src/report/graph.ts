@@ -75,13 +75,22 @@ export const drawGraph: Record<GraphFormat, (g: ApplyGraph) => string> = { merma
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** The part of a graph with arrows: the changes that wait for another or that another waits for. */
+export function connected(g: ApplyGraph): ApplyGraph {
+  const kept = [...new Set(g.edges.flat())].sort((a, b) => a - b);
+  const at = new Map(kept.map((old, i) => [old, i]));
+  return { nodes: kept.map((i) => g.nodes[i]), edges: g.edges.map(([from, to]) => [at.get(from)!, at.get(to)!]) };
+}
+
 /**
  * The Markdown plan's picture of the apply: only where changes depend on each other (without an arrow the order
- * says nothing), as a Mermaid block GitHub draws; past DIAGRAM_LIMITS one line saying it was left out and how to
- * get it. Empty when there is nothing to draw.
+ * says nothing), and only those changes, as a Mermaid block GitHub draws (a row of unconnected boxes would shrink
+ * it to unreadable in an 880-pixel comment); past DIAGRAM_LIMITS one line saying it was left out and how to get it.
+ * Empty when there is nothing to draw.
  */
 export function diagramMarkdown(p: Pick<Plan, 'changes'>): string {
-  const g = applyGraph(p);
+  const whole = applyGraph(p);
+  const g = connected(whole);
   if (!g.edges.length) return '';
   const { nodes, edges } = DIAGRAM_LIMITS;
   const over = g.nodes.length > nodes ? `${g.nodes.length} changes are too many to draw (limit ${nodes})`
@@ -90,7 +99,9 @@ export function diagramMarkdown(p: Pick<Plan, 'changes'>): string {
     const how = '`tapedeck graph` prints it (for a saved plan: `tapedeck graph --plan FILE`)';
     return `> 🗺️ Apply-order diagram left out: ${over}; ${how}.`;
   }
-  const counts = `${count(g.nodes.length, 'change')}, ${count(g.edges.length, 'dependency', 'dependencies')}`;
-  const summary = `🗺️ Apply order (${counts}): an arrow leads to a change that waits for the one it comes from`;
+  const alone = whole.nodes.length - g.nodes.length;
+  const others = alone ? `; ${count(alone, 'other change waits', 'other changes wait')} for nothing` : '';
+  const counts = `${count(g.edges.length, 'dependency', 'dependencies')}${others}`;
+  const summary = `🗺️ Apply order of the ${g.nodes.length} changes that depend on each other (${counts}): an arrow leads to a change that waits for the one it comes from`;
   return `<details open><summary>${summary}</summary>\n\n\`\`\`mermaid\n${mermaid(g)}\`\`\`\n\n</details>`;
 }

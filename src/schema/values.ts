@@ -53,6 +53,9 @@ export const printable = (text: string) => text.replace(UNPRINTABLE, escapeChar)
  */
 export const jsonText = (v: unknown) => `${JSON.stringify(v, null, 2).replace(UNPRINTABLE, (c) => (c === '\n' ? c : escapeChar(c)))}\n`;
 
+/** A value as JSON on one line (a log line), escaped as jsonText escapes it. */
+export const jsonLine = (v: unknown) => JSON.stringify(v).replace(UNPRINTABLE, escapeChar);
+
 /** Stable JSON text with sorted keys, for comparing and sorting normalised values. */
 export function stableStringify(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;

@@ -18,6 +18,7 @@ interface Row {
   keeps: Record<string, unknown>;
 }
 
+// prettier-ignore
 const rows: Row[] = [
   {
     kind: 'Policy',
@@ -152,6 +153,7 @@ describe.each(rows)('$kind', (row) => {
 
 // The emulator's collection each create lands in, how many it then holds (the events: the template and its copy),
 // and a field the created resource must have.
+// prettier-ignore
 const creatable = [
   { kind: 'Offer', doc: { kind: 'Offer', name: 'n', spec: { project_id: 'p1', name: 'New offer', priority: 3 } }, key: 'offers', count: 1, holds: { name: 'New offer' } },
   { kind: 'StandingPhase', doc: { kind: 'StandingPhase', name: 'n', spec: { project_id: 'p1', localized_name: { en: 'Playoffs' } } }, key: 'standing_phases', count: 1, holds: { localized_name: { en: 'Playoffs' } } },

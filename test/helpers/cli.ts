@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
 import { tempDir } from './tmp.js';
@@ -43,3 +44,10 @@ export function testdir(files: Record<string, string | object | object[]>): stri
 
 /** plan/apply arguments against an emulator, with the state inside the test directory. */
 export const against = (url: string, dir: string, ...rest: string[]) => [dir, '--base-url', url, ...rest];
+
+/** `plan --json` against the emulator at `url()` (read at each call): its stderr must be empty; the plan parsed. */
+export const jsonPlan = (url: () => string) => async (dir: string, ...extra: string[]) => {
+  const run = await runCli(['plan', ...against(url(), dir), '--json', ...extra], { cwd: dir });
+  expect(run.stderr).toBe('');
+  return { ...run, plan: JSON.parse(run.stdout) };
+};

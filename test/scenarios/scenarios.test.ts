@@ -12,8 +12,7 @@ import { answer } from '../../src/emulator/routes.js';
 import { Store } from '../../src/emulator/store.js';
 import { defaultRegistry } from '../../src/kinds/registry.js';
 import { loadDir } from '../../src/load/load.js';
-import { planChanges } from '../../src/plan/build.js';
-import { keepForPlan } from '../../src/plan/keep.js';
+import { planFrom, planProjection } from '../../src/plan/plan-from.js';
 import type { Caller } from '../../src/remote/client.js';
 import { readLive } from '../../src/remote/read-live.js';
 import { renderers } from '../../src/report/formats.js';
@@ -22,7 +21,7 @@ import { planReads } from '../../src/remote/read-plan.js';
 import { interpolateSources } from '../../src/resolve/interpolate.js';
 import { checkReferences } from '../../src/resolve/refs.js';
 import { State } from '../../src/state/state.js';
-import type { Observed, Plan } from '../../src/types.js';
+import type { Plan } from '../../src/types.js';
 import { validateDocuments } from '../../src/validate/validate.js';
 import { parseMermaid } from '../helpers/diagrams.js';
 
@@ -46,7 +45,7 @@ function platform(seedFile: string): { caller: Caller; reads: string[] } {
   return { caller, reads };
 }
 
-/** `keep`: each resource cut down to what the plan needs as soon as it is read, as the CLI does (keepForPlan). */
+/** `keep`: each resource cut down to what the plan needs as soon as it is read, as the CLI does (planProjection). */
 async function planScenario(dir: string, keep = true) {
   const { docs: sources, issues } = loadDir(join(dir, 'documents'), dir);
   issues.push(...interpolateSources(sources, { vars: {}, env: {} }));
@@ -55,12 +54,12 @@ async function planScenario(dir: string, keep = true) {
   expect(issues.filter((i) => i.severity === 'error')).toEqual([]);
   const state = State.load(join(dir, 'state.json'));
   const { caller, reads } = platform(join(dir, 'live.yaml'));
-  const onRead = (o: Observed | undefined) => {
-    if (o && keep) keepForPlan(defaultRegistry.get(o.doc.kind)!, o, state.entry(o.moved_from ?? o.doc.address)?.fields);
-  };
-  const { observed, failures, liveListed } = await readLive(planReads(docs, defaultRegistry, state), caller, state, { concurrency: 4, onRead });
+  const projection = keep ? planProjection(defaultRegistry, state) : undefined;
+  const reading = planReads(docs, defaultRegistry, state);
+  const { observed, failures, liveListed } = await readLive(reading, caller, state, { concurrency: 4, keep: projection });
   expect(failures.map((f) => `${f.address}: ${f.error.message}`)).toEqual([]);
-  const plan = planChanges(docs, observed, defaultRegistry, { liveListed, lastApplied: (a) => state.entry(a)?.fields });
+  const observations = { read: observed, liveListed };
+  const plan = planFrom({ documents: docs, observations, state, registry: defaultRegistry });
   return { plan, reads };
 }
 

@@ -1,11 +1,14 @@
 // The agent's pure parts, as tables: durations, listen addresses, the webhook's signature and what a delivery asks
-// for, and which notifications a run's report makes (each drift or failure told once).
+// for, which notifications a run's report makes (each drift or failure told once), and the log's escaping.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { notifications } from '../../src/agent/events.js';
 import type { RunReport } from '../../src/agent/reconcile.js';
 import { parseDuration, parseListen } from '../../src/agent/settings.js';
 import { hookAction, signatureValid } from '../../src/agent/webhook.js';
+import { makeLog } from '../../src/agent/log.js';
+import { UNPRINTABLE } from '../../src/schema/values.js';
+import type { Io } from '../../src/types.js';
 
 describe('agent settings', () => {
   it.each([['200ms', 200], ['30s', 30_000], ['5m', 300_000], ['1h', 3_600_000], ['100ms', 100]])('duration %s is %d ms', (raw, ms) => {
@@ -72,5 +75,17 @@ describe('notifications of a run', () => {
   it('says it in one line, Slack-compatible', () => {
     const [e] = notifications(drift, 'prod', { drift: '', failure: '' });
     expect(e).toMatchObject({ event: 'drift', environment: 'prod', text: 'tapedeck prod: 1 resource differs from commit cccccccccccc (not applied: the agent only reports): update Offer/a' });
+  });
+});
+
+describe('the log', () => {
+  // A commit message, a document's value or a server's error in a field: nothing in it may move or hide text.
+  const hostile = 'a\u2028b\u202ec\u200bd\u200ee\u001b[31mf\ng';
+  it.each(['json', 'text'] as const)('--log-format %s escapes every hidden character, and JSON reads back the value', (format) => {
+    let out = '';
+    makeLog({ err: (t: string) => { out += t; } } as unknown as Io, format, false)('info', 'run failed', { error: hostile });
+    expect(out.endsWith('\n')).toBe(true);
+    expect(out.slice(0, -1)).not.toMatch(new RegExp(UNPRINTABLE.source));
+    if (format === 'json') expect(JSON.parse(out).error).toBe(hostile);
   });
 });

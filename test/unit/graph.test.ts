@@ -83,7 +83,15 @@ describe('diagramMarkdown', () => {
     const parsed = await parseMermaid(block);
     expect(parsed.nodes.size).toBe(DIAGRAM_LIMITS.nodes);
     expect(parsed.edges).toHaveLength(DIAGRAM_LIMITS.nodes - 1);
-    expect(md).toContain(`Apply order (${DIAGRAM_LIMITS.nodes} changes, ${DIAGRAM_LIMITS.nodes - 1} dependencies)`);
+    expect(md).toContain(`Apply order of the ${DIAGRAM_LIMITS.nodes} changes that depend on each other (${DIAGRAM_LIMITS.nodes - 1} dependencies)`);
+  });
+
+  it('draws only the changes that depend on each other: independent ones neither crowd the picture nor count to its limit', async () => {
+    const alone = Array.from({ length: DIAGRAM_LIMITS.nodes }, (_, i) => change(`Vod/v${i}`, 'update'));
+    const md = diagramMarkdown({ changes: [...alone, ...chain(2)] });
+    const parsed = await parseMermaid(/```mermaid\n([^]*?)```/.exec(md)![1]);
+    expect([...parsed.nodes.values()].sort()).toEqual(['Offer/o0 (create)', 'Offer/o1 (create)']);
+    expect(md).toContain(`Apply order of the 2 changes that depend on each other (1 dependency; ${DIAGRAM_LIMITS.nodes} other changes wait for nothing)`);
   });
 
   it.each([

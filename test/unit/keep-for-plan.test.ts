@@ -1,9 +1,9 @@
-// keepForPlan: what the plan keeps of a live resource that already matches its document, and that the plan made
+// keptForPlan: what the plan keeps of a live resource that already matches its document, and that the plan made
 // from it is the one made from the whole resource (drift, fields no longer managed, defaults included).
 import { describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/build.js';
-import { keepForPlan } from '../../src/plan/keep.js';
+import { keptForPlan } from '../../src/plan/keep.js';
 import type { JsonObject } from '../../src/schema/values.js';
 import type { Document, Observed } from '../../src/types.js';
 
@@ -30,7 +30,7 @@ const cases: Case[] = [
   ['nothing live', 'Offer', { project_id: 'p1', name: 'Basic' }, null, undefined],
 ];
 
-describe('keepForPlan', () => {
+describe('keptForPlan', () => {
   it.each<[string, number, 'desired' | 'whole' | JsonObject | null]>([
     [cases[0][0], 0, 'desired'],
     [cases[1][0], 1, 'desired'],
@@ -43,7 +43,7 @@ describe('keepForPlan', () => {
   ])('%s', (_, i, kept) => {
     const [, kind, spec, live, lastApplied] = cases[i];
     const o = observed(kind, spec, live);
-    keepForPlan(defaultRegistry.get(kind)!, o, lastApplied);
+    o.live = keptForPlan(defaultRegistry.get(kind)!, o, lastApplied);
     if (kept === 'desired') expect(o.live).toBe(o.desired);
     else if (kept === 'whole') expect(o.live).toBe(live);
     else expect(o.live).toEqual(kept);
@@ -52,7 +52,7 @@ describe('keepForPlan', () => {
   it.each(cases)('the plan is the one made from the whole resource: %s', (_, kind, spec, live, lastApplied) => {
     const plan = (keep: boolean) => {
       const o = observed(kind, spec, live);
-      if (keep) keepForPlan(defaultRegistry.get(kind)!, o, lastApplied);
+      if (keep) o.live = keptForPlan(defaultRegistry.get(kind)!, o, lastApplied);
       return JSON.stringify(planChanges([o.doc], new Map([[o.doc.address, o]]), defaultRegistry, { lastApplied: () => lastApplied }));
     };
     expect(plan(true)).toBe(plan(false));
