@@ -78,11 +78,12 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
 }
 
 /** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
- *  `knownId` gives the ids of documents not read), `all` are the documents (for releases). */
+ *  `knownId` gives the ids of documents not read), `all` are the documents (for releases; none are planned
+ *  without them: `apply --plan` makes only the saved plan's writes again). */
 export interface Reading {
   read: Document[];
   planned: Document[];
-  all: Document[];
+  all?: Document[];
   state: State;
   trusted?: Map<string, Observed>;
   knownId?: (address: string) => string | undefined;
@@ -95,7 +96,7 @@ export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, 
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
   try {
     return planFrom({
-      documents: r.planned, declared: r.all, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
+      documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
       state, registry: opts.registry, releasable: targeted(opts.targets),
     });
   } catch (e) {
@@ -117,7 +118,7 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
   const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
-  const docs = selectTargets(all, opts.targets, state.managedAddresses(), opts.registry);
+  const docs = selectTargets(all, opts.targets, () => state.managedAddresses(), opts.registry);
   const { read, trusted, known } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined, known: undefined };
   const client = makeClient(opts, io);
   try {

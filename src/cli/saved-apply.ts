@@ -26,7 +26,7 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
   const { docs } = config;
   const state = await State.open(backend);
   const url = baseUrl(opts);
-  const planned = selectTargets(docs, opts.targets, state.managedAddresses(), opts.registry);
+  const planned = selectTargets(docs, opts.targets, () => state.managedAddresses(), opts.registry);
   const before = mismatches(saved, { environment: { name: opts.envName, base_url: url.href }, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
   if (before.length) return { stale: before };
   state.bindTo({ origin: url.origin, environment: opts.envName }, opts.configuration);
@@ -36,9 +36,11 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
   // changed plan has no change for the documents it took from the state, and took their ids from it (unmoved since).
   const ids = new Map(saved.changes.filter((c) => c.id).map((c) => [c.address, c.id!]));
   const toRead = planned.filter((d) => written.has(d.address));
+  // The entries no document declares matter to a create only (a likely rename is noted on it): not looked for else.
+  const creates = writes.some((c) => c.action === 'create' || c.action === 'replace');
   const client = makeClient(opts, io);
   try {
-    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: docs, state, knownId: (a) => ids.get(a) ?? state.idOf(a) }, client, opts, io);
+    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: creates ? docs : undefined, state, knownId: (a) => ids.get(a) ?? state.idOf(a) }, client, opts, io);
     const fresh = new Map(changes.filter((c) => written.has(c.address)).map((c) => [c.address, c]));
     const stale = changeDifferences({ ...saved, changes: writes }, { ...saved, changes: [...fresh.values()].map(maskChange) });
     if (stale.length) {

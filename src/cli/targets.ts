@@ -27,14 +27,16 @@ export function targeted(targets: string[]): (address: string) => boolean {
 
 /**
  * The documents the targets match and everything they reference, transitively: a reference's id must be known
- * (read, or created first) for the targeted document to be planned; so is the hand-over of a default (below). `known` holds the state's addresses, which a
- * target may name alone (to release an entry no document declares any more). A target naming nothing is an error.
+ * (read, or created first) for the targeted document to be planned; so is the hand-over of a default (below). `known` gives the state's addresses, which a
+ * target may name alone (to release an entry no document declares any more); asked only where there are targets
+ * (100,000 of them are not listed for nothing). A target naming nothing is an error.
  */
-export function selectTargets(docs: Document[], targets: string[], known: string[], registry: Registry): Document[] {
+export function selectTargets(docs: Document[], targets: string[], known: () => string[], registry: Registry): Document[] {
   if (!targets.length) return docs;
+  const addresses = known();
   for (const t of targets) {
     const one = targeted([t]);
-    if (!docs.some((d) => one(d.address)) && !known.some(one)) {
+    if (!docs.some((d) => one(d.address)) && !addresses.some(one)) {
       throw new UserError(`--target ${t} matches no document and no resource in the state (addresses are Kind/name, e.g. Offer/premium; names are case-sensitive)`);
     }
   }

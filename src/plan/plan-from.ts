@@ -26,8 +26,9 @@ export interface Observations {
 export interface PlanInput {
   /** the documents planned: one change each */
   documents: Document[];
-  /** every document of the configuration (default: `documents`): a state entry none of them declares is released */
-  declared?: Document[];
+  /** every document of the configuration (default: `documents`): a state entry none of them declares is released;
+   *  `false`: none is looked for (`apply --plan` makes only the saved plan's writes again) */
+  declared?: Document[] | false;
   observations: Observations;
   state: State;
   registry: Registry;
@@ -44,7 +45,7 @@ export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
   // The documents read first, then those taken from the state: the order handovers of a default look in.
   const observed = observations.trusted?.size ? new Map(observations.read) : observations.read;
   for (const [address, o] of observations.trusted ?? []) observed.set(address, o);
-  const releases = undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
+  const releases = input.declared === false ? [] : undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
   const planned = planChanges(documents, observed, registry, {
     liveListed: observations.liveListed,
     lastApplied: (a) => state.entry(a)?.fields,

@@ -206,6 +206,16 @@ describe('apply --plan reads only what it writes', () => {
     expect((await plan()).summary).toMatchObject({ update: 0, noop: 4 });
   });
 
+  it('a create noted as a likely rename (of an entry no document declares) applies as saved', async () => {
+    write([...docs().filter((d) => d.name !== 'b'), { kind: 'Offer', name: 'b2', spec: { project_id: 'p', name: 'B', priority: 2 } }]);
+    const out = await save();
+    const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
+    expect(saved.changes.find((c) => c.address === 'Offer/b2')!.notes).toEqual([expect.stringContaining('looks like a rename of Offer/b')]);
+    const run = await applySaved(out);
+    expect(run.stderr).toBe('');
+    expect(emu.writes().map((c) => `${c.method} ${c.path}`)).toEqual(['POST /monetization/offers/v1']);
+  });
+
   it('refuses another --refresh than the plan was made with; nothing sent', async () => {
     const out = await save('--refresh', 'changed');
     const run = await applySaved(out, '--refresh', 'full');
