@@ -1,5 +1,6 @@
 // The shared vocabulary of the pipeline: load -> validate -> resolve -> read live -> diff -> plan -> apply.
 import type { Json, JsonObject } from './schema/values.js';
+import type { ErrorCode } from './errors.js';
 
 export interface Pos {
   line: number;
@@ -47,6 +48,8 @@ export interface Issue {
   pointer?: string;
   message: string;
   severity: 'error' | 'warning';
+  /** a problem of the run rather than of the documents (E_VALIDATION when absent) */
+  code?: ErrorCode;
 }
 
 export interface DiffEntry {
@@ -250,6 +253,8 @@ export interface ResultEntry {
   unverified?: string;
   id?: string;
   error?: string;
+  /** the stable code of `error` (src/errors.ts) */
+  error_code?: ErrorCode;
   /** false: it happened, but the state could not be saved since (see ApplyResult.state_error) */
   state_recorded?: false;
 }
@@ -259,6 +264,7 @@ export interface ApplyResult {
   results: ResultEntry[];
   /** why the state could not be saved after some outcomes (they carry state_recorded: false) */
   state_error?: string;
+  state_error_code?: ErrorCode;
   summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
   /** the denials let through by --allow (and by the saved plan's allowances), with their reasons */
   allowances?: Allowance[];

@@ -139,7 +139,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
   ];
   // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
   const unknown = targets.find((t) => !registry.get(t.kind));
-  if (unknown) throw new UserError(`${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`);
+  if (unknown) throw new UserError(`${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`, { code: 'E_STATE_INVALID' });
   // A read that needs values of the resource (a content type's base type and project) that nothing here knows is
   // left to the kind's lists, which are read below anyway.
   const needs = (t: ExportTarget) => Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[specField(p)] === undefined);
@@ -172,13 +172,13 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
       }
     }
   }
-  const noAnswer = refused.find((f) => f.error instanceof ApiError && f.error.status === 0 && f.error.code !== 'deadline_exceeded');
+  const noAnswer = refused.find((f) => f.error instanceof ApiError && f.error.status === 0 && f.error.reason !== 'deadline_exceeded');
   if (!answered && noAnswer) throw noAnswer.error;
   for (const f of refused) opts.warn(`warning: could not list ${f.kind} (${errorLine(f.error)})${opts.project ? '' : '; --project may help'}`);
 
   for (const t of listed) {
     const entry = found.get(`${t.kind} ${t.id}`);
-    if (!entry) throw new UserError(`${t.kind} ${t.id} is not in the lists${opts.project ? ` of project ${opts.project}` : ''}, and reading it needs ${Object.keys(registry.get(t.kind)!.read.query!).join(' and ')}; nothing was written`);
+    if (!entry) throw new UserError(`${t.kind} ${t.id} is not in the lists${opts.project ? ` of project ${opts.project}` : ''}, and reading it needs ${Object.keys(registry.get(t.kind)!.read.query!).join(' and ')}; nothing was written`, { code: 'E_NOT_FOUND' });
     entry.address ??= t.address;
   }
 
@@ -201,7 +201,7 @@ export async function exportLive(registry: Registry, client: Client, state: Stat
     let name = address?.split('/').slice(1).join('/') || slug(label);
     // A name from the state is its own entry's (documents' addresses were left out above); should that ever not
     // hold, stopping beats binding the address to another resource.
-    if (address && !free(address, id)) throw new UserError(`export would bind ${address} to ${id}, but that address is taken; nothing was written`);
+    if (address && !free(address, id)) throw new UserError(`export would bind ${address} to ${id}, but that address is taken; nothing was written`, { code: 'E_STATE_MISMATCH' });
     for (let n = 2; !free(`${k.kind}/${name}`, id); n++) name = `${slug(label)}-${n}`;
     declared.add(`${k.kind}/${name}`);
     nameById.set(id, name);

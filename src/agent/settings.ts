@@ -72,7 +72,7 @@ function notifyUrl(raw: string): string {
 export function agentSettings(flags: AgentFlags, section: AgentSection = {}): AgentSettings {
   const { problems, check } = collectProblems();
   if (!flags.repo)
-    problems.push('--repo is needed: the URL of the repository to pull (https://, file:// or a local path)');
+    problems.push(new UserError('--repo is needed: the URL of the repository to pull (https://, file:// or a local path)'));
   const fromFile = (flag: string, key: keyof AgentSection) =>
     section[key] === undefined ? flag : `tapedeck.yaml agent.${key}`;
   const interval = flags.interval ?? section.interval ?? '5m';
@@ -81,15 +81,15 @@ export function agentSettings(flags: AgentFlags, section: AgentSection = {}): Ag
   const listen = check(() => parseListen(flags.listen ?? section.listen ?? '127.0.0.1:9464'));
   const logFormat = flags.logFormat ?? section.log_format ?? 'text';
   if (logFormat !== 'text' && logFormat !== 'json')
-    problems.push(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`);
+    problems.push(new UserError(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`));
   const notify = (flags.notify?.length ? flags.notify : (section.notify ?? [])).map(
     (u) => check(() => notifyUrl(u)) ?? '',
   );
   const path = flags.path ?? '.';
   if (path.split(/[\\/]/).includes('..'))
-    problems.push(`--path is a directory inside the repository, not ${JSON.stringify(path)}`);
-  if (problems.length === 1) throw new UserError(problems[0]);
-  if (problems.length) throw new UserError(`${problems.length} problems: ${problems.join('; ')}`);
+    problems.push(new UserError(`--path is a directory inside the repository, not ${JSON.stringify(path)}`));
+  if (problems.length === 1) throw problems[0];
+  if (problems.length) throw new UserError(`${problems.length} problems: ${problems.map((p) => p.line()).join('; ')}`);
   return {
     repo: flags.repo!,
     branch: flags.branch ?? 'main',

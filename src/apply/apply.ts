@@ -1,6 +1,6 @@
 // Runs a plan, and only the plan: its changes in dependency waves with bounded concurrency, references filled
 // in as their targets are created, every outcome recorded, the state saved after each success.
-import { ApiError, errorLine } from '../errors.js';
+import { ApiError, errorCode, errorLine, NotSent, OutcomeUnknown, TapedeckError, type ErrorCode } from '../errors.js';
 import { fillPathReferences } from '../resolve/refs.js';
 import { fillReferences, firstUnresolved } from '../resolve/refs.js';
 import { deepEqual, isObject, normalize, valueAt, type JsonObject } from '../schema/values.js';
@@ -10,7 +10,7 @@ import type { State, StateEntry } from '../state/state.js';
 import { sendsCreate, type ApplyResult, type Change, type Plan, type ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
-import { creator, NotSent, OutcomeUnknown } from './create.js';
+import { creator } from './create.js';
 import { SENSITIVE, touches } from '../plan/sensitive.js';
 
 export interface ApplyOptions {
@@ -35,6 +35,11 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   let saveTook = 0;
   /** why the state could not be saved; from then on nothing more is sent */
   let stateError: string | undefined;
+  let stateErrorCode: ErrorCode | undefined;
+  const stateFailed = (e: unknown) => {
+    stateError ??= errorLine(e);
+    stateErrorCode ??= errorCode(e);
+  };
   /** why nothing more may be sent: the state cannot be saved, or the lock on it is gone (another run may hold it) */
   let stop: string | undefined;
   const stopped = () => (stop ??= state.lockLost());
@@ -50,7 +55,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     try {
       await state.save();
     } catch (e) {
-      stateError ??= errorLine(e);
+      stateFailed(e);
       stop ??= `the state could not be saved (${stateError})`;
       throw new NotSent(stop);
     }
@@ -144,9 +149,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       else record(c, c.id);
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
     } else if (failedDep) {
-      entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied` };
+      entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied`, error_code: 'E_NOT_SENT' };
     } else if (opts.stopping?.()) {
-      entry = { address: c.address, action: c.action, outcome: 'skipped', error: 'skipped: stopping (SIGTERM); the next run applies it' };
+      entry = { address: c.address, action: c.action, outcome: 'skipped', error: 'skipped: stopping (SIGTERM); the next run applies it', error_code: 'E_NOT_SENT' };
     } else {
       try {
         const path = fillPathReferences(c.request!.path, idOf);
@@ -159,7 +164,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         const wrapper = c.request!.answer;
         const wrapped = wrapper ? res.body[wrapper] : undefined;
         const id = sendsCreate(c) ? String((isObject(wrapped) ? wrapped : res.body).id ?? '') || undefined : c.id;
-        if (sendsCreate(c) && !id) throw new Error('the create response carried no id');
+        if (sendsCreate(c) && !id) throw new TapedeckError('the create response carried no id', { code: 'E_API' });
         if (id) ids.set(c.address, id);
         record(c, id, isObject(wrapped) ? wrapped : undefined);
         // Done on the platform whether or not the state can record it (the result says which it does not).
@@ -167,7 +172,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : e instanceof NotSent ? 'skipped' : 'failed';
-        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e) };
+        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e), error_code: errorCode(e) };
       }
     }
     outcome.set(c.address, entry.outcome);
@@ -194,8 +199,8 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   await checkLock();
   // Without the lock the state is not written (another run may be writing it); a save that failed is tried again.
   const lockGone = stopped() && !stateError ? stop : undefined;
-  if (lockGone) stateError = lockGone;
-  else await state.save().catch((e: unknown) => { stateError ??= errorLine(e); });
+  if (lockGone) [stateError, stateErrorCode] = [lockGone, 'E_LOCKED'];
+  else await state.save().catch(stateFailed);
   // In the plan's order, as they were planned (they finish in any order).
   const order = new Map(changes.map((c, i) => [c.address, i]));
   results.sort((a, b) => order.get(a.address)! - order.get(b.address)!);
@@ -206,7 +211,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   return {
     format_version: 1,
     results,
-    ...(stateError && unsaved.size ? { state_error: stateError } : {}),
+    ...(stateError && unsaved.size ? { state_error: stateError, state_error_code: stateErrorCode } : {}),
     summary: {
       applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'),
       not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop + (plan.refresh?.not_read ?? 0),

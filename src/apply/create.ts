@@ -3,7 +3,7 @@
 // when the answer is lost, the resource is looked up (and claimed) before anything is sent again. A lookup that
 // fails leaves the outcome unknown and the marker in place: the next plan looks again.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errorLine as line } from '../errors.js';
+import { errorCode, errorLine as line, OutcomeUnknown, TapedeckError } from '../errors.js';
 import type { Client, Response } from '../remote/client.js';
 import { backoff, maybeApplied } from '../remote/failures.js';
 import { listAll } from '../remote/list.js';
@@ -13,17 +13,6 @@ import { fillReferences } from '../resolve/refs.js';
 import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Change, Lookup } from '../types.js';
-
-/** The write may or may not have taken effect, and nothing could tell. */
-export class OutcomeUnknown extends Error {}
-
-/** Nothing was sent, and nothing more will be: the state cannot be saved, or the lock on it is gone. */
-export class NotSent extends Error {
-  constructor(why: string) {
-    super(`not sent: ${why}`);
-  }
-}
-
 
 export function creator(client: Client, state: State, save: () => Promise<void>, idOf: (address: string) => string | undefined) {
   /** resources already someone's: the state's, and each one this run creates or finds */
@@ -71,7 +60,7 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
       try {
         existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
       } catch (e) {
-        throw new Error(`could not list what exists before creating (${line(e)}); nothing was sent`, { cause: e });
+        throw new TapedeckError(`could not list what exists before creating (${line(e)}); nothing was sent`, { code: errorCode(e), cause: e });
       }
     }
     const since = new Date().toISOString();

@@ -72,7 +72,7 @@ export function printIssues(opts: RunOptions, io: Io, issues: Issue[], documents
   return n > 0;
 }
 
-export const noDocuments = (opts: RunOptions) => new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`);
+export const noDocuments = (opts: RunOptions) => new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' });
 
 /** `allowNone`: a directory without documents is not an error (export writes into it). */
 export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Loaded {

@@ -48,8 +48,14 @@ export function denialLines(plan: Plan): string[] {
 
 /** Nothing is written for a plan with a denial no allowance covers: one line naming each. */
 export function refuseDenied(plan: Plan): void {
+  const denied = deniedError(plan);
+  if (denied) throw denied;
+}
+
+/** The denials no allowance covers, as one error; undefined when there are none. */
+export function deniedError(plan: Plan): UserError | undefined {
   const denied = denials(plan.rules);
-  if (!denied.length) return;
+  if (!denied.length) return undefined;
   const each = denied.map((d) => `rule ${d.rule} denies ${d.address} (${d.action})`).join('; ');
-  throw new UserError(`${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`);
+  return new UserError(`${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`, { code: 'E_DENIED' });
 }

@@ -1,6 +1,7 @@
 // commander wiring only, and the one place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
-import { ApiError, Reported, UserError } from '../errors.js';
+import { Reported, TapedeckError } from '../errors.js';
+import { renderers, type Format } from '../report/formats.js';
 import type { Io } from './io.js';
 import { Secrets } from '../util/redact.js';
 import { tapedeckVersion } from '../version.js';
@@ -85,13 +86,19 @@ function maskingIo(io: Io): Io {
 export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
   const io = maskingIo(outside);
   let code = 0;
+  let format: Format = 'text';
   const debug = argv.includes('--debug');
   const program = new Command('tapedeck')
     .description('Keep a streaming platform\'s setup in git: validate, plan and apply it.')
     .version(tapedeckVersion(), '--version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // The format a failure is reported in: the command's, as far as its flags say (a bad --format is text).
+    .hook('preAction', (_, action) => {
+      const { json, format: asked } = action.opts<{ json?: boolean; format?: string }>();
+      format = json ? 'json' : asked && asked in renderers && asked !== 'github' ? (asked as Format) : 'text';
+    });
 
   validateOptions(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
     .action(async (dir, flags) => { code = await (await commands.validate()).validateCommand(dir, flags, io); });
@@ -188,8 +195,10 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     if (e instanceof CommanderError) {
       return e.exitCode === 0 ? 0 : 1;
     }
+    // Problems already printed in the chosen format are not printed again; any other failure is, in it too.
+    if (!(e instanceof TapedeckError && e.printed)) io.out(renderers[format].failure(e instanceof Reported ? e.errors : [e]));
     if (e instanceof Reported) return 1;
-    if (e instanceof UserError || e instanceof ApiError) {
+    if (e instanceof TapedeckError) {
       io.err(`error: ${e.line()}\n`);
       return 1;
     }

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FORMATS, renderers, type Format, type IssueFormat } from '../report/formats.js';
 import { readBounded } from '../util/files.js';
-import { Reported, UserError } from '../errors.js';
+import { alreadyPrinted, Reported, TapedeckError, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
@@ -114,9 +114,9 @@ function readFlagFile(file: string, cwd: string, max: number, what: string, is: 
   try {
     bytes = readBounded(resolve(cwd, file), max);
   } catch (e) {
-    throw new UserError(`cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UserError(`cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
   }
-  if (!bytes) throw new UserError(`${what} is over ${max >= 1 << 20 ? `${max} bytes` : `${max / 1024} KiB`}: that is not ${is}`);
+  if (!bytes) throw new UserError(`${what} is over ${max >= 1 << 20 ? `${max} bytes` : `${max / 1024} KiB`}: that is not ${is}`, { code: 'E_INPUT' });
   return bytes.toString('utf8');
 }
 
@@ -126,8 +126,8 @@ function readVarFile(path: string, cwd: string): Record<string, unknown> {
   const issues: Issue[] = [];
   const docs = parseFile(text, path, issues);
   const problem = issues.find((i) => i.severity === 'error');
-  if (problem) throw new UserError(`--var-file ${formatIssue(problem)}`);
-  if (docs.length !== 1 || !isObject(docs[0].value)) throw new UserError(`--var-file ${path}: must be one mapping of variable names to values`);
+  if (problem) throw new UserError(`--var-file ${formatIssue(problem)}`, { code: 'E_INPUT' });
+  if (docs.length !== 1 || !isObject(docs[0].value)) throw new UserError(`--var-file ${path}: must be one mapping of variable names to values`, { code: 'E_INPUT' });
   return docs[0].value;
 }
 
@@ -142,7 +142,7 @@ function readToken(tokenFile: string | undefined, io: Io): string {
   if (!t) throw new UserError(tokenFile ? `token file ${tokenFile} is empty` : 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
   if (/[^\x21-\x7e]/.test(t)) {
     const what = /[\r\n]/.test(t) ? 'a line break' : /[\x00-\x1f\x7f]/.test(t) ? 'a control character' : /\s/.test(t) ? 'a space' : 'a character outside ASCII';
-    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`);
+    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`, { code: 'E_INPUT' });
   }
   return t;
 }
@@ -196,14 +196,14 @@ function environment(project: Project | undefined, file: string, f: CommonFlags,
 }
 
 /** Runs rules without stopping at the first bad one: each UserError's line is kept, to report all together. */
-export function collectProblems(): { problems: string[]; check: <T>(rule: () => T) => T | undefined } {
-  const problems: string[] = [];
+export function collectProblems(): { problems: TapedeckError[]; check: <T>(rule: () => T) => T | undefined } {
+  const problems: TapedeckError[] = [];
   const check = <T>(rule: () => T): T | undefined => {
     try {
       return rule();
     } catch (e) {
       if (!(e instanceof UserError)) throw e;
-      problems.push(e.line());
+      problems.push(e);
       return undefined;
     }
   };
@@ -223,11 +223,11 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const { problems, check } = collectProblems();
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
-  if (notDir) problems.push(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`);
+  if (notDir) problems.push(new UserError(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' }));
   const { project, source: projectSource, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
   const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
   const { registry, problems: endpoints } = withOverrides(project?.endpoints);
-  if (endpoints.length) problems.push(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`);
+  if (endpoints.length) problems.push(new UserError(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`, { code: 'E_VALIDATION' }));
   const defaults = project?.defaults ?? {};
   const number = (name: string, raw: string | undefined, fallback: number, min = 1) => check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
@@ -249,8 +249,9 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
     const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues, problems });
     io.out(printed.out);
     io.err(printed.err);
-    if (!issues.length && problems.length === 1) throw new UserError(problems[0]);
-    for (const p of problems) io.err(`error: ${p}\n`);
+    // Said in the chosen format just now: the CLI's catch prints its line, and no machine output again.
+    if (!issues.length && problems.length === 1) throw alreadyPrinted(problems[0]);
+    for (const p of problems) io.err(`error: ${p.line()}\n`);
     throw new Reported();
   }
   const { envName, env } = chosen;

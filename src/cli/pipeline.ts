@@ -1,8 +1,7 @@
 // The commands' side of every plan (after check.ts): the client, reading with its progress and errors, the plan's
 // header, guardrails; the plan itself is planFrom's (plan/plan-from.ts). Thin, each step one call.
 import { applyPlan, type ApplyOptions } from '../apply/apply.js';
-import { errorLine, Reported, UserError } from '../errors.js';
-import { PlanError } from '../plan/build.js';
+import { errorCode, errorLine, Reported, TapedeckError, UserError } from '../errors.js';
 import { planFrom, planProjection } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
 import { maskPlan } from '../plan/sensitive.js';
@@ -67,12 +66,17 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
   collectPhaseGarbage();
   if (failures.length) {
     // A platform that cannot be used at all is one line, not one per document.
-    const stop = failures.map((f) => platformProblem(f.error, client.opts.baseUrl, opts.tokenSource)).find(Boolean);
-    if (stop) throw new UserError(stop);
+    for (const f of failures) {
+      const stop = platformProblem(f.error, client.opts.baseUrl, opts.tokenSource);
+      if (stop) throw new UserError(stop, { code: errorCode(f.error) });
+    }
     // A problem located in a document starts with its file:line:col (and names the address itself).
-    for (const f of failures) io.err(`${f.error instanceof UserError && f.error.where ? '' : `${f.address}: `}${errorLine(f.error)}\n`);
+    const errors = failures.map((f) => (f.error instanceof TapedeckError && f.error.where
+      ? f.error
+      : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) })));
+    for (const e of errors) io.err(`${e.line()}\n`);
     if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-    throw new Reported();
+    throw new Reported(errors);
   }
   return { observed, liveListed };
 }
@@ -89,20 +93,15 @@ export interface Reading {
   knownId?: (address: string) => string | undefined;
 }
 
-/** Reads the documents to read and plans the planned ones (planFrom); a PlanError becomes the user's error. */
+/** Reads the documents to read and plans the planned ones (planFrom). */
 export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const { knownId } = r;
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
-  try {
-    return planFrom({
-      documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
-      state, registry: opts.registry, releasable: targeted(opts.targets),
-    });
-  } catch (e) {
-    if (e instanceof PlanError) throw new UserError(e.message);
-    throw e;
-  }
+  return planFrom({
+    documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
+    state, registry: opts.registry, releasable: targeted(opts.targets),
+  });
 }
 
 /**

@@ -35,12 +35,12 @@ export function platformProblem(e: unknown, baseUrl: string, tokenSource: string
   if (!(e instanceof ApiError)) return undefined;
   const url = new URL(baseUrl);
   const at = `the platform at ${baseUrl}`;
-  if (e.status === 401) return `${at} refused the token from ${tokenSource} (401 ${e.code}). Is it a token for this platform, and still valid?`;
-  if (e.status === 403) return `${at} does not let the token from ${tokenSource} read ${e.path} (403 ${e.code}). Does the token have read access there?`;
-  if (e.code === PAUSE_TOO_LONG) return `cannot use ${at}: ${e.message}`;
+  if (e.status === 401) return `${at} refused the token from ${tokenSource} (401 ${e.reason}). Is it a token for this platform, and still valid?`;
+  if (e.status === 403) return `${at} does not let the token from ${tokenSource} read ${e.path} (403 ${e.reason}). Does the token have read access there?`;
+  if (e.reason === PAUSE_TOO_LONG) return `cannot use ${at}: ${e.message}`;
   // The run's own --deadline is no fault of the platform: its reads are listed as they failed.
-  if (e.status !== 0 || e.code === 'deadline_exceeded') return undefined;
-  if (e.code === 'timeout') return `${at} did not answer ${e.method} ${e.path} (${e.message}). Is it up, and not overloaded? --timeout S waits longer`;
+  if (e.status !== 0 || e.reason === 'deadline_exceeded') return undefined;
+  if (e.reason === 'timeout') return `${at} did not answer ${e.method} ${e.path} (${e.message}). Is it up, and not overloaded? --timeout S waits longer`;
   // The client names the system's code last, in parentheses: "the connection failed (ECONNREFUSED)".
   const code = /^the connection failed \(([A-Za-z0-9_]+)\)$/.exec(e.message)?.[1];
   return code ? `cannot reach ${at}: ${connectionProblem(code, url)}` : `cannot use ${at}: ${e.line()}`;

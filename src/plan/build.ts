@@ -14,8 +14,10 @@ import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress, naturalCompare } from './order.js';
 import { styleOf } from './requests.js';
+import { UserError } from '../errors.js';
 
-export class PlanError extends Error {}
+/** A document that cannot be planned as it stands: the user's to fix. */
+const PLAN = { code: 'E_PLAN' } as const;
 
 /** What every change of a document has, whatever its action. */
 type ChangeBase = Pick<Change, 'address' | 'kind' | 'depends_on' | 'managed' | 'drift' | 'sensitive'>;
@@ -69,7 +71,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const create = (notes: string[] = [], released?: string): Change => {
     const ep = createFor(k, o.source);
     if (!ep) {
-      throw new PlanError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`);
+      throw new UserError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`, PLAN);
     }
     const style = styleOf(ep);
     const w = { k, model, o, mask: [], key };
@@ -86,7 +88,7 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   if (otherIdentity.length) {
     // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
     const what = otherIdentity.map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`).join(', ');
-    if (!o.from_state || !creatable(k)) throw new PlanError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`);
+    if (!o.from_state || !creatable(k)) throw new UserError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`, PLAN);
     return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`], o.id);
   }
   const diff = diffSpec(model, o.desired, o.live);
@@ -156,7 +158,7 @@ function checkUniqueLive(registry: Registry, observed: Observed[], all: Map<stri
       const clash = liveOthers(k).find((r) => r[u.when] === true && r.id !== o.id &&
         u.fields.every((f) => r[f] === o.desired[f]) &&
         ![...all.values()].some((x) => x.id === r.id && x.desired[u.when] === false));
-      if (clash) throw new PlanError(`${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`);
+      if (clash) throw new UserError(`${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`, PLAN);
     }
   }
 }

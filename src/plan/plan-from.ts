@@ -38,7 +38,7 @@ export interface PlanInput {
 
 /**
  * The changes of a plan, in apply order, and their counts; each document's change with the document's digest (which
- * apply records). Throws a PlanError for a plan that cannot be made.
+ * apply records). Throws a UserError (E_PLAN) for a plan that cannot be made.
  */
 export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
   const { documents, observations, state, registry, releasable = () => true } = input;

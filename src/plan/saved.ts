@@ -28,24 +28,24 @@ export function readSavedPlan(file: string): Plan {
   try {
     // Bounded: a plan of 100,000 documents is some hundreds of MiB at most; /dev/zero must not hang the run.
     const bytes = readBounded(file, MAX_PLAN_BYTES);
-    if (!bytes) throw new UserError(`saved plan ${file} is over ${MAX_PLAN_BYTES} bytes: not a tapedeck plan`);
+    if (!bytes) throw new UserError(`saved plan ${file} is over ${MAX_PLAN_BYTES} bytes: not a tapedeck plan`, { code: 'E_PLAN_INVALID' });
     data = JSON.parse(bytes.toString('utf8'));
   } catch (e) {
     if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`saved plan ${file}: ${code ? `cannot read it (${code})` : 'not valid JSON'}`);
+    throw new UserError(`saved plan ${file}: ${code ? `cannot read it (${code})` : 'not valid JSON'}`, { code: 'E_PLAN_INVALID' });
   }
   const version = (data as { tapedeck_version?: unknown } | null)?.tapedeck_version;
   if (typeof version === 'string' && version !== tapedeckVersion()) {
-    throw new UserError(`saved plan ${file} was made by tapedeck ${version}; this is tapedeck ${tapedeckVersion()}: make the plan again`);
+    throw new UserError(`saved plan ${file} was made by tapedeck ${version}; this is tapedeck ${tapedeckVersion()}: make the plan again`, { code: 'E_PLAN_INVALID' });
   }
   const valid = validator('plan.schema.json');
   if (!valid(data)) {
     const problems = (valid.errors ?? []).slice(0, 5).map((e) => describe(e).message);
-    throw new UserError(`${file} is not a tapedeck plan of this version: ${problems.join('; ')} (make it with \`tapedeck plan --out\`)`);
+    throw new UserError(`${file} is not a tapedeck plan of this version: ${problems.join('; ')} (make it with \`tapedeck plan --out\`)`, { code: 'E_PLAN_INVALID' });
   }
   const plan = data as unknown as Plan;
-  if (plan.checksum !== planChecksum(plan)) throw new UserError(`saved plan ${file} was edited after it was made (its checksum does not match): make the plan again`);
+  if (plan.checksum !== planChecksum(plan)) throw new UserError(`saved plan ${file} was edited after it was made (its checksum does not match): make the plan again`, { code: 'E_PLAN_INVALID' });
   return plan;
 }
 

@@ -113,7 +113,7 @@ export class Client {
       }
       if (!(outcome instanceof ApiError)) return outcome;
       mayHaveApplied ||= method !== 'GET' && (outcome.status === 0 || outcome.status >= 500);
-      const transient = !FINAL.has(outcome.code) && (outcome.status === 0 || RETRY_STATUS.has(outcome.status));
+      const transient = !FINAL.has(outcome.reason) && (outcome.status === 0 || RETRY_STATUS.has(outcome.status));
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
       const wait = retryAfter ?? backoff(this.opts, attempt);
       // A 429 was refused before any processing, so even a create may be sent again.
@@ -122,10 +122,10 @@ export class Client {
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
-          ? new ApiError(method, path, outcome.status, outcome.code, `${outcome.message} (an earlier attempt got no clear answer)`, true)
+          ? new ApiError(method, path, outcome.status, outcome.reason, `${outcome.message} (an earlier attempt got no clear answer)`, true)
           : outcome;
       }
-      this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.code} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
+      this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
       await sleep(Math.min(wait, MAX_TIMER_MS));
     }
   }

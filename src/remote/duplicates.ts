@@ -75,5 +75,5 @@ export function duplicateCheck(
   const at = nearestPos(doc.source, `/spec/${field}`);
   const where = `${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}`;
   const message = `${doc.address}: ${problems.join('; ')}; or set allow_duplicate: true to create a second one`;
-  return { error: new UserError(message, where) };
+  return { error: new UserError(message, { code: 'E_DUPLICATE', where }) };
 }

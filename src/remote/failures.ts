@@ -14,4 +14,4 @@ export const backoff = (opts: { backoffMs: number }, attempt: number) => Math.ra
  * A failure after which a write may or may not have taken effect: no answer, or a server-side error. A call the
  * deadline kept from starting was never sent (unless it says an earlier attempt was: then it is ambiguous).
  */
-export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.code !== DEADLINE) || e.status >= 500);
+export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.reason !== DEADLINE) || e.status >= 500);

@@ -1,7 +1,7 @@
 // One document's read, step by step: by key, by id, a pending create looked up, adopted by natural key, looked for
 // before a create, a duplicate's source checked, the duplicate's placeholder filled in. What each document is to
 // be comes from resolve/; deciding what to change is the planner's.
-import { ApiError } from '../errors.js';
+import { ApiError, UserError } from '../errors.js';
 import { createFor, type KindDef } from '../kinds/types.js';
 import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
 import { readPath, type PathValues } from '../kinds/paths.js';
@@ -16,6 +16,9 @@ import type { LiveLists } from './live-lists.js';
 import { unwrap } from './list.js';
 import { scopeOf, wouldBeDefault, type DocRead } from './read-plan.js';
 import { findCreated } from './recover.js';
+
+/** A resource someone names (the state, duplicate_from) that the platform does not have. */
+const NOT_FOUND = { code: 'E_NOT_FOUND' } as const;
 
 /** What every document's read shares: the client, the lists, and what is known of ids and their holders. */
 export interface ReadContext {
@@ -98,12 +101,12 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
     o.id = id;
     o.from_state = r.fromState;
   } else if (!createFor(k, o.source)) {
-    throw new Error(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`);
+    throw new UserError(`${doc.kind} ${id} (from the state) no longer exists and cannot be created`, NOT_FOUND);
   }
   // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
   // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
   else if (!ctx.recreateMissing) {
-    throw new Error(`the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`);
+    throw new UserError(`the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`, NOT_FOUND);
   }
 }
 
@@ -112,7 +115,7 @@ async function findPending(ctx: ReadContext, r: DocRead, o: Observed): Promise<v
   const { k, pending } = r;
   const lookup = lookupOf(k, o.desired, o.source);
   if (!lookup) {
-    throw new Error(`a create sent at ${pending!.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${r.doc.address}\``);
+    throw new UserError(`a create sent at ${pending!.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${r.doc.address}\``, { code: 'E_OUTCOME_UNKNOWN' });
   }
   const { since, existing } = pending!;
   const found = await findCreated(ctx.client, { lookup, schema: k.schema, since, existing, claimed: ctx.claimed() });
@@ -143,6 +146,6 @@ async function checkSource(ctx: ReadContext, k: KindDef, o: Observed, source: st
     const { doc } = o;
     const at = nearestPos(doc.source, '/duplicate_from');
     const where = `${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}`;
-    throw new Error(`${where}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { cause: e });
+    throw new UserError(`${where}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { ...NOT_FOUND, cause: e });
   }
 }

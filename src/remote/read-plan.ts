@@ -77,7 +77,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
     // A rename keeps its resource: an id naming another one would take that one over and let the old one go unseen.
     if (old?.id && doc.id !== undefined && k.identity.by !== 'key' && old.id !== doc.id) {
-      throw new UserError(`${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`);
+      throw new UserError(`${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`, { code: 'E_PLAN' });
     }
     const entry = own ?? old;
     const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;

@@ -3,6 +3,7 @@
 // the same as --format json) they were given and never branch on the format themselves; a new format is one more
 // row here. `github` (annotations) renders issues; plan and apply print text with the guardrails' findings as
 // annotations first (RenderOptions.annotations).
+import { errorJson } from '../errors.js';
 import type { ApplyResult, Plan } from '../types.js';
 import { jsonText } from '../schema/values.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
@@ -31,10 +32,16 @@ export interface RenderOptions {
   environment?: Plan['environment'];
   /** text: the guardrails' findings also as GitHub Actions annotations, first (--format github) */
   annotations?: boolean;
+  /** the plan with its checksum, for the formats that print the plan as a value (plan/saved.ts, which validate,
+   *  loading these renderers, never loads) */
+  withChecksum?: (p: Plan) => Plan;
 }
 
 export interface Renderer {
   plan(p: Plan, o: RenderOptions): string;
+  /** apply's plan before it asks, always as text: on stdout where people read it, else on stderr (stdout carries
+   *  the result in its format) */
+  preview(p: Plan, o: RenderOptions): Printed;
   apply(r: ApplyResult, o: RenderOptions): string;
   issues(r: IssueReport): Printed;
   /** `state list` */
@@ -43,6 +50,8 @@ export interface Renderer {
   history(h: StateHistory): string;
   /** what a command that changes something did (state forget, mv, push; export) */
   outcome(o: Outcome): string;
+  /** what stopped the command, on stdout: the machine formats say it there (people read the `error:` lines) */
+  failure(errors: unknown[]): string;
 }
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
@@ -71,15 +80,22 @@ export function notReadNote(p: Plan): string {
 /** What the plan leaves out or did not read, said before it. */
 const notes = (p: Plan) => partial(p) + leftOut(p) + notReadNote(p);
 
+/** The plan as people read it: notes, then the changes (or only the summary with --quiet). */
+const textPlan = (p: Plan, o: RenderOptions) =>
+  `${o.annotations ? rulesGithub(p.rules) : ''}${notes(p)}${o.quiet ? quietPlan(p) : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`;
+const onStderr = (err: string): Printed => ({ out: '', err });
+
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {
   text: {
-    plan: (p, o) => `${o.annotations ? rulesGithub(p.rules) : ''}${notes(p)}${o.quiet ? quietPlan(p) : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`,
+    plan: textPlan,
+    preview: (p, o) => ({ out: textPlan(p, o), err: '' }),
     // With nothing to change there is nothing to list; the plan preview (which says where) already said so.
     apply: (r, o) => (o.quiet ? `${applySummary(r)}\n` : r.results.length ? renderApply(r, o.style) : ''),
     issues: issuesText,
     listing: listingText,
     history: historyText,
     outcome: outcomeText,
+    failure: () => '',
   },
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
@@ -88,16 +104,20 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
         notReadNote(p) && `> ℹ️ ${notReadNote(p)}`].filter(Boolean).map((n) => `\n${n}`).join('');
       return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
     },
+    preview: (p, o) => onStderr(textPlan(p, o)),
     apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),
     issues: (r) => issuesMarkdown(r),
     listing: (l) => asCode(listingText(l)),
     history: (h) => asCode(historyText(h)),
     outcome: outcomeText,
+    failure: () => '',
   },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
   json: {
-    plan: json, apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
+    plan: (p, o) => json(o.withChecksum ? o.withChecksum(p) : p), preview: (p, o) => onStderr(textPlan(p, o)),
+    apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
     listing: listingJson, history: historyJson, outcome: outcomeJson,
+    failure: (errors) => json({ format_version: 1, errors: errors.map(errorJson) }),
   },
   github: { issues: issuesGithub },
 };

@@ -1,5 +1,6 @@
 // Problems found in the input (documents, the project file), in each output format. `validate` prints the whole
 // result this way; plan and apply print the issues that stop them. Decides nothing.
+import type { TapedeckError } from '../errors.js';
 import { jsonText } from '../schema/values.js';
 import type { Issue } from '../types.js';
 import { GITHUB_COMMENT_LIMIT } from './markdown.js';
@@ -10,7 +11,7 @@ export interface IssueReport {
   issues: Issue[];
   /** what stopped the run that is no file's problem (an environment to choose, no documents): printed by the
    *  caller as `error:` lines; the machine formats count and list them as errors without a place */
-  problems?: string[];
+  problems?: TapedeckError[];
   /** documents read, when validation ran to its end (validate says how many); absent otherwise */
   documents?: number;
 }
@@ -25,7 +26,7 @@ const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const errorsOf = (issues: Issue[]) => issues.filter((i) => i.severity === 'error').length;
 /** The issues, and the run's problems as errors without a file (machine formats only). */
 const withProblems = (r: IssueReport): Issue[] => [
-  ...(r.problems ?? []).map((message): Issue => ({ file: '', message, severity: 'error' })),
+  ...(r.problems ?? []).map((p): Issue => ({ file: '', message: p.line(), severity: 'error', code: p.code })),
   ...r.issues,
 ];
 
@@ -48,13 +49,15 @@ export function issuesText(r: IssueReport): Printed {
   return { out: ok && `${ok}\n`, err };
 }
 
-/** One JSON value on stdout; `line`, `column` and `pointer` are null where the issue has no place. */
+/** One JSON value on stdout; `line`, `column` and `pointer` are null where the issue has no place. `code` is the
+ *  stable code (src/errors.ts): E_VALIDATION for the documents' issues, warnings included (`severity` says which). */
 export function issuesJson(r: IssueReport): Printed {
   const all = withProblems(r);
   const errors = errorsOf(all);
   const summary = { ...(r.documents !== undefined ? { documents: r.documents } : {}), errors, warnings: all.length - errors };
   const issues = sorted(all).map((i) => ({
     file: i.file || null, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
+    code: i.code ?? 'E_VALIDATION',
   }));
   return { out: jsonText({ format_version: 1, valid: errors === 0, summary, issues }), err: '' };
 }

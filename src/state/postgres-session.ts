@@ -44,7 +44,7 @@ export class PgSession {
     if (e instanceof UserError) return e;
     const err = (this.lost ?? e) as { message?: string; code?: string };
     const code = typeof err.code === 'string' ? ` (${err.code})` : '';
-    return new UserError(`the state database ${this.loc.shown}: ${doing} failed: ${this.masked(String(err.message ?? err))}${code}`);
+    return new UserError(`the state database ${this.loc.shown}: ${doing} failed: ${this.masked(String(err.message ?? err))}${code}`, { code: 'E_STATE_BACKEND' });
   }
 
   async query<R extends Record<string, unknown>>(doing: string, sql: string, params: unknown[] = []): Promise<R[]> {
@@ -97,7 +97,7 @@ export class PgSession {
       }
     }
     if (this.schemaAt > LATEST) {
-      throw new UserError(`the state database ${this.loc.shown} holds tapedeck's tables at version ${this.schemaAt}; this tapedeck (${this.ctx.writer.tapedeckVersion}) knows versions up to ${LATEST}: upgrade tapedeck`);
+      throw new UserError(`the state database ${this.loc.shown} holds tapedeck's tables at version ${this.schemaAt}; this tapedeck (${this.ctx.writer.tapedeckVersion}) knows versions up to ${LATEST}: upgrade tapedeck`, { code: 'E_STATE_BACKEND' });
     }
     if (write && this.schemaAt < LATEST) await this.migrate();
     return this.schemaAt;

@@ -44,7 +44,7 @@ export class PostgresBackend implements StateBackend {
     const { key } = this.stateLock;
     while (!(await this.db.query<{ ok: boolean }>('taking the lock', 'SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]))[0].ok) {
       if (Date.now() >= deadline) {
-        throw new UserError(`the state ${this.name} is locked by another apply (${await this.holder()}); wait for it, or pass --lock-timeout SECONDS (the database releases the lock of a run that died)`);
+        throw new UserError(`the state ${this.name} is locked by another apply (${await this.holder()}); wait for it, or pass --lock-timeout SECONDS (the database releases the lock of a run that died)`, { code: 'E_LOCKED' });
       }
       await sleep(Math.min(200, Math.max(10, deadline - Date.now())));
     }
@@ -66,13 +66,13 @@ export class PostgresBackend implements StateBackend {
   async checkLock(): Promise<void> {
     if (!this.locked) return;
     const lost = this.lockLost();
-    if (lost) throw new UserError(lost);
+    if (lost) throw new UserError(lost, { code: 'E_LOCKED' });
     const { high, low } = this.stateLock;
     const held = await this.db.query<{ n: string }>('checking the lock', `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
       AND classid = $1::oid AND objid = $2::oid AND pid = pg_backend_pid()`, [high, low]).catch((e: UserError) => {
-      throw new UserError(this.lockLost() ?? `${e.message}: the lock on the state cannot be confirmed`);
+      throw new UserError(this.lockLost() ?? `${e.message}: the lock on the state cannot be confirmed`, { code: 'E_LOCKED' });
     });
-    if (Number(held[0].n) !== 1) throw new UserError(`the state ${this.name} is no longer locked by this run: another run may hold the lock now`);
+    if (Number(held[0].n) !== 1) throw new UserError(`the state ${this.name} is no longer locked by this run: another run may hold the lock now`, { code: 'E_LOCKED' });
   }
 
   /** Who holds the lock: the row its holder wrote, if that row is the current holder's (not a dead one's). */
@@ -134,7 +134,7 @@ export class PostgresBackend implements StateBackend {
     const [now] = await this.db.query<{ serial: string; updated_at: Date }>('reading the state', `SELECT serial, updated_at FROM ${this.t.states}
       WHERE configuration = $1 AND environment = $2`, [this.rowConfiguration, this.ctx.environment]);
     const at = now ? `it is at serial ${now.serial}, written ${now.updated_at.toISOString()}` : 'it was removed';
-    return new UserError(`${this.label} was written by another run since this one read it (${at}); nothing was written: run again`);
+    return new UserError(`${this.label} was written by another run since this one read it (${at}); nothing was written: run again`, { code: 'E_STATE_CONFLICT' });
   }
 
   async history(limit: number): Promise<HistoryEntry[]> {

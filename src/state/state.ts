@@ -60,11 +60,11 @@ function checkedState(parse: () => unknown, label: string): StateData {
     data = parse();
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
-    throw new UserError(`${label} is not valid JSON (${e.message}); restore it from a backup or remove it and adopt with export`);
+    throw new UserError(`${label} is not valid JSON (${e.message}); restore it from a backup or remove it and adopt with export`, { code: 'E_STATE_INVALID' });
   }
   // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
   const problem = checkState(data, STATE_FORMAT);
-  if (problem) throw new UserError(`${label}: ${problem}`);
+  if (problem) throw new UserError(`${label}: ${problem}`, { code: 'E_STATE_INVALID' });
   return data as unknown as StateData;
 }
 
@@ -118,7 +118,7 @@ export class State {
     const note = this.bindConfiguration(configuration);
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
-      throw new UserError(`the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`);
+      throw new UserError(`the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`, { code: 'E_STATE_MISMATCH' });
     }
     this.data.platform = platform;
     return note;
@@ -132,7 +132,7 @@ export class State {
   bindConfiguration(configuration: string): string | undefined {
     const had = this.data.configuration;
     if (had && had !== configuration) {
-      throw new UserError(`the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`);
+      throw new UserError(`the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`, { code: 'E_STATE_MISMATCH' });
     }
     this.data.configuration = configuration;
     if (had || !Object.keys(this.data.resources).length) return undefined;

@@ -7,6 +7,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/tmp.js';
+import { planChecksum } from '../../src/plan/saved.js';
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ describe('validate that fails says so in every machine format', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual({
       format_version: 1, valid: false, summary: { errors: 1, warnings: 0 },
-      issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error' }],
+      issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error', code: 'E_USAGE' }],
     });
     expect(run.stderr).toBe(`error: ${message}\n`);
   });
@@ -95,5 +96,25 @@ describe('--json is --format json', () => {
       format_version: 1, exported: 1, files: ['offer.yaml'], skipped: [{ kind: 'Offer', id: expect.stringMatching(/^off_/), by: 'Offer/o' }],
       notes: [expect.stringMatching(/already managed by Offer\/o, skipped$/)], message: expect.stringMatching(/^Exported 1 resource into 1 file in \./),
     });
+  });
+});
+
+describe('what differs by format is the renderer table\'s, not the command\'s (issue 31)', () => {
+  it('plan JSON carries the plan\'s checksum; text and Markdown do not show one', async () => {
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'sum', spec: { project_id: 'p', name: 'Sum' } } });
+    const run = await runCli(['plan', dir, '--base-url', emu.url, '--json'], { cwd: dir });
+    const plan = JSON.parse(run.stdout);
+    expect(plan.checksum).toBe(planChecksum(plan));
+    for (const format of ['text', 'markdown']) {
+      expect((await runCli(['plan', dir, '--base-url', emu.url, '--format', format], { cwd: dir })).stdout).not.toMatch(/checksum|[0-9a-f]{64}/);
+    }
+  });
+
+  it.each([['text', 'stdout'], ['markdown', 'stderr'], ['json', 'stderr']] as const)('apply --format %s: the plan preview goes to %s', async (format, where) => {
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'preview', spec: { project_id: 'p', name: `Preview ${format}` } } });
+    const run = await runCli(['apply', dir, '--base-url', emu.url, '--yes', '--format', format], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run[where]).toContain('tapedeck will make these changes');
+    expect(run[where === 'stdout' ? 'stderr' : 'stdout']).not.toContain('tapedeck will make these changes');
   });
 });

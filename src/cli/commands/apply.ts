@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UserError } from '../../errors.js';
+import { Reported, UserError } from '../../errors.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { progress, progressMode } from '../../report/progress.js';
 import { styleFor } from '../../report/style.js';
@@ -12,11 +12,11 @@ import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { denialLines } from '../guardrails.js';
+import { deniedError, denialLines } from '../guardrails.js';
 import { applyPlanned, makePlan } from '../pipeline.js';
 import { remakeSaved } from '../saved-apply.js';
 import { stateShown, withStateLock } from '../state-access.js';
-import { printPlan } from './plan.js';
+import { planRenderOptions } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {
   yes?: boolean;
@@ -67,7 +67,7 @@ function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags
     throw new UserError(`the saved plan ${file} was made from the configuration in ${dir}, not ${given}: leave DIR out, or make the plan again`);
   }
   if (!existsSync(dir)) {
-    throw new UserError(`the saved plan ${file} records its configuration as ${plan.configuration.dir} (relative to the plan file), but ${dir} does not exist: move the plan file together with its checkout, or make the plan again`);
+    throw new UserError(`the saved plan ${file} records its configuration as ${plan.configuration.dir} (relative to the plan file), but ${dir} does not exist: move the plan file together with its checkout, or make the plan again`, { code: 'E_PLAN_STALE' });
   }
   return { plan, dir };
 }
@@ -88,8 +88,9 @@ async function planAndApply(backend: StateBackend, opts: RunOptions, flags: Appl
 async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
   const made = await remakeSaved(saved, backend, opts, io);
   if ('stale' in made) {
-    io.err(`error: the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.\n${made.stale.map((r) => `  ${r}\n`).join('')}`);
-    return 1;
+    const stale = `the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.`;
+    io.err(`error: ${stale}\n${made.stale.map((r) => `  ${r}\n`).join('')}`);
+    throw new Reported([new UserError(`${stale} ${made.stale.join('; ')}`, { code: 'E_PLAN_STALE' })]);
   }
   try {
     // The saved plan shows what was reviewed; the plan made again holds the same changes and their sensitive values.
@@ -101,12 +102,13 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
 async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  // stdout carries the result in the chosen format; the plan preview goes there only for people reading text.
-  printPlan(shown, { ...opts, format: 'text' }, io, opts.format === 'text' ? io.out : io.err);
+  const preview = renderers[opts.format].preview(shown, planRenderOptions(opts, io));
+  io.out(preview.out);
+  io.err(preview.err);
   const denied = denialLines(plan);
   if (denied.length) {
     io.err(denied.map((l) => `${l}\n`).join(''));
-    return 1;
+    throw new Reported([deniedError(plan)!]);
   }
   const changes = plan.changes.length - plan.summary.noop;
   const stateFile = stateShown(opts, io);

@@ -49,7 +49,7 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
     try {
       seed = { text: readFileSync(resolve(io.cwd, flags.seed), 'utf8'), file: flags.seed };
     } catch (e) {
-      throw new UserError(`cannot read seed file ${flags.seed}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new UserError(`cannot read seed file ${flags.seed}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
     }
   }
   let emu;
@@ -69,9 +69,9 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
       maxPageSize: flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
     });
   } catch (e) {
-    if (e instanceof SeedError) throw new UserError(e.message);
+    if (e instanceof SeedError) throw new UserError(e.message, { code: 'E_INPUT' });
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`);
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`, { code: 'E_NETWORK' });
     throw e;
   }
   io.out(`tapedeck emulator listening on ${emu.url}\n`);

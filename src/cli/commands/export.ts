@@ -5,7 +5,7 @@ import { exportLive, type ExportTarget } from '../../adopt/export.js';
 import { forEnvironment, withVars } from '../../adopt/environments.js';
 import { makePortable, varsExample } from '../../adopt/portable.js';
 import { documentFiles, PROJECT_FILE, VARS_EXAMPLE_FILE } from '../../load/files.js';
-import { UserError } from '../../errors.js';
+import { errorCode, UserError } from '../../errors.js';
 import { renderers } from '../../report/formats.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
@@ -40,7 +40,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   // A portable export is a whole project's documents, whose variables only it knows: it goes into a directory of
   // its own. (Documents already there would need the values of variables it is about to name.)
   if (flags.portable && existsSync(opts.dir) && (documentFiles(opts.dir, io.cwd).files.length || existsSync(join(opts.dir, VARS_EXAMPLE_FILE)))) {
-    throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`);
+    throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`, { code: 'E_INPUT' });
   }
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
   const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }).docs : [];
@@ -101,7 +101,7 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   } catch (e) {
     // A platform that cannot be used is one line saying why, as for plan (reach.ts), never "Exported 0 resources".
     const stop = platformProblem(e, client.opts.baseUrl, opts.tokenSource);
-    throw stop ? new UserError(stop) : e;
+    throw stop ? new UserError(stop, { code: errorCode(e) }) : e;
   } finally {
     await client.close();
   }

@@ -33,7 +33,7 @@ function importable(docs: Document[], address: string, id: string, kinds: (kind:
   }
   if (doc.id !== undefined) throw refuse(`the document names its ${k.kind} by id (${doc.id}) already: nothing to import`);
   const other = docs.find((d) => d.kind === doc.kind && d.id === id);
-  if (other) throw new UserError(`${id} is the ${k.kind} that ${other.address} names by id; one resource has one address`);
+  if (other) throw new UserError(`${id} is the ${k.kind} that ${other.address} names by id; one resource has one address`, { code: 'E_STATE_MISMATCH' });
   return { doc, k };
 }
 
@@ -45,17 +45,17 @@ async function readLive(client: Client, k: KindDef, doc: Document, id: string, d
   } catch (e) {
     if (!(e instanceof ApiError && (e.status === 404 || e.status === 400))) throw e;
     const scoped = k.read.query ? ' with the base type and project the document names' : '';
-    throw new UserError(`the platform has no ${k.kind} ${oneLine(id)}${scoped} (an id of another kind is not one); nothing was written`);
+    throw new UserError(`the platform has no ${k.kind} ${oneLine(id)}${scoped} (an id of another kind is not one); nothing was written`, { code: 'E_NOT_FOUND' });
   }
   if (live.id !== undefined && String(live.id) !== id) {
-    throw new UserError(`the platform answered ${k.kind} ${oneLine(String(live.id))} for ${oneLine(id)}; nothing was written`);
+    throw new UserError(`the platform answered ${k.kind} ${oneLine(String(live.id))} for ${oneLine(id)}; nothing was written`, { code: 'E_API' });
   }
   const model = resourceModel(k.schema);
   for (const f of identityFields(model)) {
     const [want, has] = [normalize(model.props![f], desired[f]), normalize(model.props![f], live[f])];
     if (want === undefined || (typeof want === 'string' && hasReference(want)) || deepEqual(want ?? null, has ?? null)) continue;
     const says = `has ${f} ${JSON.stringify(has)}, the document says ${JSON.stringify(want)}`;
-    throw new UserError(`${doc.address}: ${k.kind} ${oneLine(id)} ${says}: that is another resource; nothing was written`);
+    throw new UserError(`${doc.address}: ${k.kind} ${oneLine(id)} ${says}: that is another resource; nothing was written`, { code: 'E_NOT_FOUND' });
   }
   return live;
 }
@@ -76,13 +76,13 @@ export async function importCommand(address: string, id: string, dir: string | u
       if (had && !(had.released_at && had.id === id)) {
         const which = had.id ? ` (${had.id}${had.released_at ? ', released' : ''})` : '';
         const fix = `run \`tapedeck state forget ${address}\` first if it should name another resource`;
-        throw new UserError(`${address} is in the state already${which}: ${fix}`);
+        throw new UserError(`${address} is in the state already${which}: ${fix}`, { code: 'E_STATE_MISMATCH' });
       }
       const holder = Object.entries(state.data.resources).find(([a, e]) => a !== address && e.id === id && e.kind === k.kind);
       if (holder) {
         const [a, e] = holder;
         const held = e.released_at ? `in the state as ${a} (released): take it back with \`moved_from: ${a}\` in the document` : `managed as ${a}`;
-        throw new UserError(`${k.kind} ${id} is already ${held}; one resource has one address`);
+        throw new UserError(`${k.kind} ${id} is already ${held}; one resource has one address`, { code: 'E_STATE_MISMATCH' });
       }
       await readLive(client, k, doc, id, desiredOf(doc, k, true, (a) => state.idOf(a)).desired);
       state.set(address, { kind: k.kind, id });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
-import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
+import { ISSUE_FORMATS, renderers, type RenderOptions } from '../../report/formats.js';
 import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
 import { jsonText } from '../../schema/values.js';
@@ -19,9 +19,9 @@ export interface PlanFlags extends CommonFlags {
   detailedExitcode?: boolean;
 }
 
-export function printPlan(plan: Plan, opts: RunOptions, io: Io, write: (t: string) => void = io.out): void {
-  const annotations = opts.issueFormat === 'github';
-  write(renderers[opts.format].plan(plan, { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io), annotations }));
+/** How plan and apply render a plan: where the state is, and the guardrails' findings as annotations (github). */
+export function planRenderOptions(opts: RunOptions, io: Io): RenderOptions {
+  return { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io), annotations: opts.issueFormat === 'github' };
 }
 
 /**
@@ -35,7 +35,7 @@ function savePlan(plan: Plan, file: string, dir: string): void {
     mkdirSync(dirname(file), { recursive: true });
     writePrivateFile(file, jsonText(withChecksum({ ...plan, configuration: { dir: rel } })));
   } catch (e) {
-    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { code: 'E_INPUT' });
   }
 }
 
@@ -45,8 +45,8 @@ export async function planCommand(dir: string | undefined, flags: PlanFlags, io:
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
   if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);
-  // The checksum (a walk over the whole plan) only where the plan is written out as JSON.
-  printPlan(opts.format === 'json' ? withChecksum(plan) : plan, opts, io);
+  // The checksum (a walk over the whole plan) only where the format prints the plan as a value (JSON).
+  io.out(renderers[opts.format].plan(plan, { ...planRenderOptions(opts, io), withChecksum }));
   const changed = hasChanges(plan);
   // As for a failed check in CI: a plan that apply would refuse is no plan to merge (without the flag: shown only).
   const denied = denialLines(plan);

@@ -42,9 +42,9 @@ export async function stateMigrate(from: string, dir: string | undefined, flags:
     await sourceBackend.lock(lockMs);
     const moving = (await State.open(sourceBackend)).data;
     const shownFrom = source.kind === 'file' ? from : `${sourceBackend.name}`;
-    if (!moving.lineage && !Object.keys(moving.resources).length) throw new UserError(`${shownFrom} holds no state: nothing to move`);
+    if (!moving.lineage && !Object.keys(moving.resources).length) throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
     const problem = refusal(moving, shownFrom, opts);
-    if (problem) throw new UserError(`${problem}; nothing was written`);
+    if (problem) throw new UserError(`${problem}; nothing was written`, { code: 'E_STATE_MISMATCH' });
     return await withStateLock(opts, io, flags.lockTimeout, async (backend) => {
       const { text, version } = await backend.read();
       const current = text === undefined ? undefined : parseState(text, backend.label);
@@ -53,7 +53,7 @@ export async function stateMigrate(from: string, dir: string | undefined, flags:
           io.out(`The state ${backend.name} holds ${shownFrom} already; nothing was written.\n`);
           return 0;
         }
-        throw new UserError(`the state ${backend.name} records ${Object.keys(current.resources).length} resource(s) already; nothing was written (it is not empty: see tapedeck state list; pull a backup, then state forget what it holds, to replace it)`);
+        throw new UserError(`the state ${backend.name} records ${Object.keys(current.resources).length} resource(s) already; nothing was written (it is not empty: see tapedeck state list; pull a backup, then state forget what it holds, to replace it)`, { code: 'E_STATE_MISMATCH' });
       }
       // Rebound to this configuration and environment; a serial above both, so a plan saved against either is stale.
       const serial = Math.max(moving.serial ?? 0, current?.serial ?? 0) + 1;

@@ -57,9 +57,9 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
   try {
     bytes = readBounded(resolve(io.cwd, file), MAX_STATE_BYTES);
   } catch (e) {
-    throw new UserError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UserError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
   }
-  if (!bytes) throw new UserError(`${file} is over ${MAX_STATE_BYTES} bytes: that is not a state file`);
+  if (!bytes) throw new UserError(`${file} is over ${MAX_STATE_BYTES} bytes: that is not a state file`, { code: 'E_INPUT' });
   const incoming = parseState(bytes.toString('utf8'), `state file ${file}`);
   // A state from before lineages and serials: it starts a history of its own.
   incoming.lineage ||= randomUUID();
@@ -74,7 +74,7 @@ export async function statePush(file: string, dir: string | undefined, flags: Lo
       return 0;
     }
     const refusal = pushRefusal(incoming, current, file, opts.envName, opts.configuration);
-    if (refusal && !flags.force) throw new UserError(`${refusal}; nothing was written (--force overwrites it; pull a backup first)`);
+    if (refusal && !flags.force) throw new UserError(`${refusal}; nothing was written (--force overwrites it; pull a backup first)`, { code: 'E_STATE_CONFLICT' });
     // Forced over a newer or unrelated state: a serial above both, so every plan made against either is stale.
     const serial = refusal && current ? Math.max(current.serial ?? 0, incoming.serial!) + 1 : incoming.serial!;
     // Forced, it is rebound to this configuration and environment: every command can use it afterwards.

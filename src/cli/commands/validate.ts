@@ -1,3 +1,4 @@
+import { alreadyPrinted } from '../../errors.js';
 import { ISSUE_FORMATS, leftOutLine, renderers } from '../../report/formats.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags } from '../options.js';
@@ -12,8 +13,8 @@ export async function validateCommand(dir: string | undefined, flags: CommonFlag
   if (!found && !left && !issues.length) {
     // A machine format says the run failed, as it does for every other failure (options.ts).
     const none = noDocuments(opts);
-    io.out(renderers[opts.issueFormat].issues({ issues, problems: [none.message] }).out);
-    throw none;
+    io.out(renderers[opts.issueFormat].issues({ issues, problems: [none] }).out);
+    throw alreadyPrinted(none);
   }
   const failed = printIssues(opts, io, issues, found);
   if (left) io.err(`${leftOutLine(left, opts.envName)}: not checked here; validate with their --env\n`);
