@@ -76,9 +76,24 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
       : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) })));
     for (const e of errors) io.err(`${e.line()}\n`);
     if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
-    throw new Reported(errors);
+    throw new Reported(withNewStateHint(errors, state, opts, io));
   }
   return { observed, liveListed };
+}
+
+/**
+ * Resources found live before creating, against a state that records none: most likely they are recorded in
+ * another state (another environment's, a file before `state push`). Said once on stderr, and as each duplicate's
+ * hint in the machine output, naming the states in sight.
+ */
+function withNewStateHint(errors: TapedeckError[], state: State, opts: RunOptions, io: Io): TapedeckError[] {
+  if (Object.keys(state.data.resources).length || !errors.some((e) => e.code === 'E_DUPLICATE')) return errors;
+  const others = otherStates(opts, io);
+  const hint = others.length
+    ? `this state is new (it records no resource), and another state of this configuration records resources: ${others.join(', ')}. If it records these, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.`
+    : 'this state is new (it records no resource) and no other state of this configuration is in sight: if another state records these resources, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.';
+  io.err(`note: ${hint}\n`);
+  return errors.map((e) => (e.code === 'E_DUPLICATE' ? new TapedeckError(e.message, { code: e.code, where: e.where, hint }) : e));
 }
 
 /** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,

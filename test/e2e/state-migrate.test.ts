@@ -16,16 +16,16 @@ afterEach(async () => {
   await emu?.close();
   emu = undefined;
 });
-// allow_duplicate: without it, looking before creating stops these plans at the live offers (an error that does not
-// name the other state yet); with it they go on to the creates the new-state header warns about.
+// allow_duplicate: without it, looking before creating stops these plans at the live offers (naming the other state:
+// the test below); with it they go on to the creates the new-state header warns about.
 const offers = [{ kind: 'Offer', name: 'a', allow_duplicate: true, spec: { project_id: 'p', name: 'A' } }, { kind: 'Offer', name: 'b', allow_duplicate: true, spec: { project_id: 'p', name: 'B' } }];
 const environments = (url: string) => `version: 1\nname: shop\nenvironments:\n  production:\n    base_url: ${url}\n  staging:\n    base_url: ${url}\n`;
 let schemas = 0;
 
 /** A working setup: applied without environments, into .tapedeck/default.state.json. */
-async function working(): Promise<string> {
+async function working(docs: object[] = offers): Promise<string> {
   emu = await emulator();
-  const dir = testdir({ 'o.yaml': offers, 'tapedeck.yaml': 'version: 1\nname: shop\n' });
+  const dir = testdir({ 'o.yaml': docs, 'tapedeck.yaml': 'version: 1\nname: shop\n' });
   expect((await runCli(['apply', dir, '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(0);
   writeFileSync(join(dir, 'tapedeck.yaml'), environments(emu.url));
   return dir;
@@ -60,6 +60,17 @@ describe('environments added to a working setup', () => {
     const twice = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], { cwd: dir });
     expect(twice.stderr).toMatch(/records 1 resource\(s\) already; nothing was written/);
     expect(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).toBe(before);
+  });
+
+  it('looking before creating stops the plan of a new state, and names the state that records the resources', async () => {
+    const dir = await working(offers.map(({ allow_duplicate: _, ...d }) => d));
+    const plan = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(/the platform already has Offer off_\w+ with the same project_id, name, which no state entry manages/);
+    expect(plan.stderr).toContain('note: this state is new (it records no resource), and another state of this configuration records resources: .tapedeck/default.state.json (2 resources). If it records these, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.');
+    const json = JSON.parse((await runCli(['plan', dir, '--env', 'production', '--json'], { cwd: dir })).stdout);
+    expect(json.errors.map((e: { code: string; hint: string }) => [e.code, e.hint.includes('.tapedeck/default.state.json (2 resources)')])).toEqual([['E_DUPLICATE', true], ['E_DUPLICATE', true]]);
+    expect(emu!.writes()).toHaveLength(2);
   });
 
   it('state push --force rebinds the state to the environment it is pushed into: every command can use it', async () => {
