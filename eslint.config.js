@@ -4,17 +4,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { forbiddenFrom, layerOf } from './scripts/layers.mjs';
 
-const boundaries = [...layerOf.keys()].filter((f) => f !== '.').map((folder) => ({
-  files: [`src/${folder}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': ['error', {
-      patterns: forbiddenFrom(folder).map((t) => ({
-        group: [`../${t}/*`, `../../${t}/*`],
-        message: `src/${folder}/ imports nothing from src/${t}/ (scripts/layers.mjs, docs/architecture.md)`,
-      })),
-    }],
-  },
-}));
+const boundaries = [...layerOf.keys()]
+  .filter((f) => f !== '.')
+  .map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: forbiddenFrom(folder).map((t) => ({
+            group: [`../${t}/*`, `../../${t}/*`],
+            message: `src/${folder}/ imports nothing from src/${t}/ (scripts/layers.mjs, docs/architecture.md)`,
+          })),
+        },
+      ],
+    },
+  }));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.ci/node/**'] },
@@ -22,9 +27,10 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', {
-        argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_',
-      }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       // Sanitising control characters out of server text is the point of those expressions.
       'no-control-regex': 'off',
     },
@@ -34,8 +40,20 @@ export default tseslint.config(
   {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: {
-      globals: Object.fromEntries(['process', 'Buffer', 'URL', 'performance', 'console', 'setTimeout', 'clearTimeout',
-        'setInterval', 'clearInterval', 'setImmediate'].map((g) => [g, 'readonly'])),
+      globals: Object.fromEntries(
+        [
+          'process',
+          'Buffer',
+          'URL',
+          'performance',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'setImmediate',
+        ].map((g) => [g, 'readonly']),
+      ),
     },
   },
   ...boundaries,

@@ -12,24 +12,41 @@ const concurrency = Number(option('--concurrency'));
 const paths = JSON.parse(readFileSync(pathsFile, 'utf8'));
 const pool = new Pool(option('--base-url'), { connections: concurrency, pipelining: 1 });
 const headers = { authorization: `Bearer ${process.env.TAPEDECK_TOKEN}`, accept: 'application/json' };
-const get = (path) => new Promise((resolve, reject) => {
-  const chunks = [];
-  pool.dispatch({ path, method: 'GET', headers }, {
-    onRequestStart() {},
-    onResponseStart() {},
-    onResponseData(_c, chunk) { chunks.push(chunk); },
-    onResponseEnd() { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); },
-    onResponseError(_c, err) { reject(err); },
+const get = (path) =>
+  new Promise((resolve, reject) => {
+    const chunks = [];
+    pool.dispatch(
+      { path, method: 'GET', headers },
+      {
+        onRequestStart() {},
+        onResponseStart() {},
+        onResponseData(_c, chunk) {
+          chunks.push(chunk);
+        },
+        onResponseEnd() {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        },
+        onResponseError(_c, err) {
+          reject(err);
+        },
+      },
+    );
   });
-});
 
 const started = performance.now();
 const cpu0 = process.cpuUsage();
 let next = 0;
-await Promise.all(Array.from({ length: concurrency }, async () => {
-  while (next < Number(count)) await get(paths[next++ % paths.length]);
-}));
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < Number(count)) await get(paths[next++ % paths.length]);
+  }),
+);
 const cpu = process.cpuUsage(cpu0);
-const report = { code: 0, wall_ms: Math.round(performance.now() - started), cpu_ms: Math.round((cpu.user + cpu.system) / 1000), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) };
+const report = {
+  code: 0,
+  wall_ms: Math.round(performance.now() - started),
+  cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+  max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+};
 await pool.close();
 process.stderr.write(`\nBENCH ${JSON.stringify(report)}\n`);

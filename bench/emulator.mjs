@@ -11,10 +11,17 @@ import { startEmulator } from '../dist/emulator/server.js';
 
 const [seedFile] = process.argv.slice(2);
 // The server reads rateLimitHeaders from its options at each request: the no-header row changes it here.
-const options = { port: 0, seed: { text: readFileSync(seedFile, 'utf8'), file: seedFile }, latencyMs: 0, callLogSize: 100_000, rateLimitHeaders: true };
+const options = {
+  port: 0,
+  seed: { text: readFileSync(seedFile, 'utf8'), file: seedFile },
+  latencyMs: 0,
+  callLogSize: 100_000,
+  rateLimitHeaders: true,
+};
 const emu = await startEmulator(options);
 process.on('message', async (m) => {
-  if (m.stats) process.send({ stats: { reads: emu.stats.reads, writes: emu.stats.writes, limited: emu.stats.limited } });
+  if (m.stats)
+    process.send({ stats: { reads: emu.stats.reads, writes: emu.stats.writes, limited: emu.stats.limited } });
   if (m.latency !== undefined) {
     emu.setLatency(m.latency);
     process.send({ ok: true });

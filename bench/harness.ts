@@ -11,10 +11,25 @@ import { readPath } from '../src/kinds/paths.js';
 const root = resolve(import.meta.dirname, '..');
 
 export type Doc = { kind: string; name: string; id?: string; spec: Record<string, unknown> };
-export const KINDS = ['Vod', 'Banner', 'RtmpIngest', 'Offer', 'CreativeWork', 'Event', 'VideoProtectionRuleset', 'StreamingConfiguration'] as const;
+export const KINDS = [
+  'Vod',
+  'Banner',
+  'RtmpIngest',
+  'Offer',
+  'CreativeWork',
+  'Event',
+  'VideoProtectionRuleset',
+  'StreamingConfiguration',
+] as const;
 const seedKey: Record<string, string> = {
-  Vod: 'vods', Banner: 'banners', RtmpIngest: 'rtmp_ingests', Offer: 'offers', CreativeWork: 'creative_works',
-  Event: 'events', VideoProtectionRuleset: 'video_protection_rulesets', StreamingConfiguration: 'configurations',
+  Vod: 'vods',
+  Banner: 'banners',
+  RtmpIngest: 'rtmp_ingests',
+  Offer: 'offers',
+  CreativeWork: 'creative_works',
+  Event: 'events',
+  VideoProtectionRuleset: 'video_protection_rulesets',
+  StreamingConfiguration: 'configurations',
 };
 
 /** Documents and the matching live state; every 100th resource differs live, so 1% of the plan is updates. */
@@ -29,8 +44,11 @@ export function generate(n: number, kinds: readonly string[] = KINDS) {
     const text = kind === 'CreativeWork' || kind === 'Event' ? 'title' : 'name';
     const project = kind === 'Vod' || kind === 'RtmpIngest' ? {} : { project_id: 'bench' };
     const config = kind === 'StreamingConfiguration';
-    const extra: Record<string, unknown> = config ? { type: 'CONFIGURATION_TYPE_TRANSCODER_OVERLAYS', description: 'declared' }
-      : kind === 'Offer' ? { priority: i % 10, offer_prices: [{ price: { currency_code: 'EUR', units: 5, nanos: 0 } }] } : {};
+    const extra: Record<string, unknown> = config
+      ? { type: 'CONFIGURATION_TYPE_TRANSCODER_OVERLAYS', description: 'declared' }
+      : kind === 'Offer'
+        ? { priority: i % 10, offer_prices: [{ price: { currency_code: 'EUR', units: 5, nanos: 0 } }] }
+        : {};
     const spec = { ...project, [text]: label, ...extra };
     docs.push({ kind, name: `r${i}`, ...(config ? {} : { id }), spec });
     // A configuration is found by project, type and name, so its description is what changes, not its name.
@@ -59,7 +77,8 @@ async function warmUp(url: string, seed: Record<string, unknown[]>) {
   for (const [key, items] of Object.entries(seed)) {
     const k = builtinKinds.find((x) => x.seedKey === key)!;
     if (k.list) await (await fetch(`${url}${k.list.path}?project_id=bench&page_size=1000`, { headers })).text();
-    for (const item of items.slice(0, 300) as { id: string }[]) await (await fetch(`${url}${readPath(k, { id: item.id, spec: {} })}`, { headers })).text();
+    for (const item of items.slice(0, 300) as { id: string }[])
+      await (await fetch(`${url}${readPath(k, { id: item.id, spec: {} })}`, { headers })).text();
   }
 }
 
@@ -67,35 +86,56 @@ async function warmUp(url: string, seed: Record<string, unknown[]>) {
 export async function forkEmulator(seedText: string, dir: string, latency: number) {
   const seedFile = join(dir, `seed-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(seedFile, seedText);
-  const child = fork(join(root, 'bench/emulator.mjs'), [seedFile], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
-  const reply = <T>(message: object) => new Promise<T>((done) => {
-    child.once('message', (m) => done(m as T));
-    if (Object.keys(message).length) child.send(message);
+  const child = fork(join(root, 'bench/emulator.mjs'), [seedFile], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [],
   });
+  const reply = <T>(message: object) =>
+    new Promise<T>((done) => {
+      child.once('message', (m) => done(m as T));
+      if (Object.keys(message).length) child.send(message);
+    });
   const { url } = await reply<{ url: string }>({});
   await warmUp(url, JSON.parse(seedText) as Record<string, unknown[]>);
   await reply({ latency });
   return {
     url,
     ask: reply,
-    stats: async () => (await reply<{ stats: { reads: number; writes: number; limited: number } }>({ stats: true })).stats,
-    close: () => new Promise<void>((done) => {
-      child.once('exit', () => done());
-      child.send({ close: true });
-    }),
+    stats: async () =>
+      (await reply<{ stats: { reads: number; writes: number; limited: number } }>({ stats: true })).stats,
+    close: () =>
+      new Promise<void>((done) => {
+        child.once('exit', () => done());
+        child.send({ close: true });
+      }),
   };
 }
 export type Emulator = Awaited<ReturnType<typeof forkEmulator>>;
 
-export interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: number }
+export interface Measured {
+  code: number;
+  wall_ms: number;
+  cpu_ms: number;
+  max_rss_mb: number;
+}
 
 /** One cold process: a tapedeck command through bench/measure.mjs, or another script that reports the same way;
  *  it must exit with one of `codes`. */
 export function run(cliArgs: string[], script = 'bench/measure.mjs', codes = [0]): Promise<Measured> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...(process.env.TAPEDECK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TAPEDECK_BENCH_PROF}`] : []), join(root, script), ...cliArgs], { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.TAPEDECK_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TAPEDECK_BENCH_PROF}`] : []),
+        join(root, script),
+        ...cliArgs,
+      ],
+      { env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', CI: '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
-    child.stderr.on('data', (c) => { err += c; });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
     child.on('exit', () => {
       const line = /BENCH (.*)/.exec(err);
       if (!line) return fail(new Error(`tapedeck failed:\n${err}`));

@@ -14,7 +14,13 @@ if (['validate', 'plan', 'apply'].includes(command)) await import(`../dist/cli/c
 const started = performance.now();
 const cpu0 = process.cpuUsage();
 let out = 0;
-const io = { ...processIo(), out: (t) => { out += t.length; }, isTTY: false };
+const io = {
+  ...processIo(),
+  out: (t) => {
+    out += t.length;
+  },
+  isTTY: false,
+};
 const code = await main(process.argv.slice(2), io);
 const cpu = process.cpuUsage(cpu0);
 const report = {

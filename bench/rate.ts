@@ -7,7 +7,9 @@
 export const RATE_LIMIT = 200;
 export const MAX_RPS = 300;
 
-interface Measured { wall_ms: number }
+interface Measured {
+  wall_ms: number;
+}
 interface RateEmulator {
   url: string;
   stats(): Promise<{ reads: number; writes: number; limited: number }>;
@@ -27,7 +29,15 @@ export interface RateRow {
   busiest_second: number;
 }
 
-async function rateStep(name: string, emu: RateEmulator, run: (args: string[]) => Promise<Measured>, cliArgs: string[], limits: string[], rate: number, headers = true): Promise<RateRow> {
+async function rateStep(
+  name: string,
+  emu: RateEmulator,
+  run: (args: string[]) => Promise<Measured>,
+  cliArgs: string[],
+  limits: string[],
+  rate: number,
+  headers = true,
+): Promise<RateRow> {
   await emu.ask({ rateLimits: limits, headers }); // full buckets, and a call log of this step alone
   const before = await emu.stats();
   const m = await run([...cliArgs, '--base-url', emu.url]);
@@ -37,8 +47,14 @@ async function rateStep(name: string, emu: RateEmulator, run: (args: string[]) =
   const { busiest } = await emu.ask<{ busiest: number }>({ busiest: true });
   const floor = Math.round((served / rate) * 1000);
   return {
-    step: name, wall_ms: m.wall_ms, floor_ms: floor, ratio: +(m.wall_ms / floor).toFixed(3), served, answered_429: limited,
-    share_429: +(limited / (served + limited)).toFixed(4), busiest_second: busiest,
+    step: name,
+    wall_ms: m.wall_ms,
+    floor_ms: floor,
+    ratio: +(m.wall_ms / floor).toFixed(3),
+    served,
+    answered_429: limited,
+    share_429: +(limited / (served + limited)).toFixed(4),
+    busiest_second: busiest,
   };
 }
 
@@ -46,16 +62,40 @@ async function rateStep(name: string, emu: RateEmulator, run: (args: string[]) =
 export async function rateLimitSteps(emu: RateEmulator, run: (args: string[]) => Promise<Measured>, cliArgs: string[]) {
   const rows: RateRow[] = [];
   try {
-    rows.push(await rateStep(`plan, emulator at ${RATE_LIMIT} rps`, emu, run, cliArgs, [String(RATE_LIMIT)], RATE_LIMIT));
-    rows.push(await rateStep(`plan, --max-rps ${MAX_RPS}`, emu, run, [...cliArgs, '--max-rps', String(MAX_RPS)], [], MAX_RPS));
-    rows.push(await rateStep(`plan, ${RATE_LIMIT} rps, no headers`, emu, run, cliArgs, [String(RATE_LIMIT)], RATE_LIMIT, false));
+    rows.push(
+      await rateStep(`plan, emulator at ${RATE_LIMIT} rps`, emu, run, cliArgs, [String(RATE_LIMIT)], RATE_LIMIT),
+    );
+    rows.push(
+      await rateStep(`plan, --max-rps ${MAX_RPS}`, emu, run, [...cliArgs, '--max-rps', String(MAX_RPS)], [], MAX_RPS),
+    );
+    rows.push(
+      await rateStep(`plan, ${RATE_LIMIT} rps, no headers`, emu, run, cliArgs, [String(RATE_LIMIT)], RATE_LIMIT, false),
+    );
   } finally {
     await emu.ask({ rateLimits: [], headers: true });
   }
-  const line = (cells: (string | number)[]) => `${String(cells[0]).padEnd(26)} ${cells.slice(1).map((c, i) => String(c).padStart(i === 0 ? 7 : 6)).join(' ')}\n`;
-  const table = `\nrate limits (floor: the requests served over the rate; the emulator's burst of one second can beat it):\n`
-    + line(['step', 'wall ms', 'floor', 'ratio', 'served', '429s', 'share', 'max/1s'])
-    + rows.map((r) => line([r.step, r.wall_ms, r.floor_ms, r.ratio.toFixed(2), r.served, r.answered_429, `${(r.share_429 * 100).toFixed(2)}%`, r.busiest_second])).join('');
+  const line = (cells: (string | number)[]) =>
+    `${String(cells[0]).padEnd(26)} ${cells
+      .slice(1)
+      .map((c, i) => String(c).padStart(i === 0 ? 7 : 6))
+      .join(' ')}\n`;
+  const table =
+    `\nrate limits (floor: the requests served over the rate; the emulator's burst of one second can beat it):\n` +
+    line(['step', 'wall ms', 'floor', 'ratio', 'served', '429s', 'share', 'max/1s']) +
+    rows
+      .map((r) =>
+        line([
+          r.step,
+          r.wall_ms,
+          r.floor_ms,
+          r.ratio.toFixed(2),
+          r.served,
+          r.answered_429,
+          `${(r.share_429 * 100).toFixed(2)}%`,
+          r.busiest_second,
+        ]),
+      )
+      .join('');
   const [limited, capped, unpublished] = rows;
   const targets = {
     // On the exact times, as the other targets.

@@ -14,23 +14,41 @@ const more = [
   ['address-shape', 'change.address.startsWith(change.kind + "/")'],
   ['no-test-names', '!change.name.startsWith("test-")'],
   ['few-fields-change', 'size(change.changed) < 50'],
-  ['project-kept', '!has(change.before) || !has(change.after) || change.before.?project_id.orValue("") == change.after.?project_id.orValue("")'],
+  [
+    'project-kept',
+    '!has(change.before) || !has(change.after) || change.before.?project_id.orValue("") == change.after.?project_id.orValue("")',
+  ],
   ['no-empty-names', '!has(change.after) || change.after.?name.orValue("x") != ""'],
   ['no-empty-titles', '!has(change.after) || change.after.?title.orValue("x") != ""'],
-  ['no-drm-off', 'change.kind != "VideoProtectionRuleset" || !has(change.after) || !change.after.?disabled.orValue(false)'],
+  [
+    'no-drm-off',
+    'change.kind != "VideoProtectionRuleset" || !has(change.after) || !change.after.?disabled.orValue(false)',
+  ],
   ['staging-only-creates', 'change.environment != "staging" || change.action != "release"'],
   ['priority-bounded', 'change.kind != "Offer" || !has(change.after) || change.after.?priority.orValue(0) < 1000'],
-  ['no-free-offers', 'change.kind != "Offer" || !has(change.after.offer_prices) || change.after.offer_prices.all(p, !has(p.price) || p.price.units > 0 || p.price.nanos > 0)'],
+  [
+    'no-free-offers',
+    'change.kind != "Offer" || !has(change.after.offer_prices) || change.after.offer_prices.all(p, !has(p.price) || p.price.units > 0 || p.price.nanos > 0)',
+  ],
   ['events-titled', 'change.kind != "Event" || change.action == "release" || has(change.after.title)'],
-  ['nothing-in-the-past', 'change.kind != "Event" || !has(change.after.start_time) || change.after.start_time > timestamp("2000-01-01T00:00:00Z")'],
+  [
+    'nothing-in-the-past',
+    'change.kind != "Event" || !has(change.after.start_time) || change.after.start_time > timestamp("2000-01-01T00:00:00Z")',
+  ],
   ['changed-is-known', 'change.changed.all(p, p != "")'],
 ].map(([name, expression]): Record<string, string> => ({ name, severity: 'warn', expression }));
 
 /** The twenty rules, each expression on one line (CEL reads a line break as a blank; none is inside a string). */
 export function benchRules(): Array<Record<string, string>> {
-  const five = readdirSync(examples).sort().flatMap((f) => parse(readFileSync(join(examples, f), 'utf8')) as Array<Record<string, string>>);
+  const five = readdirSync(examples)
+    .sort()
+    .flatMap((f) => parse(readFileSync(join(examples, f), 'utf8')) as Array<Record<string, string>>);
   const oneLine = (s?: string) => s?.replace(/\s+/g, ' ');
-  return [...five, ...more].map((r) => ({ ...r, expression: oneLine(r.expression)!, ...(r.messageExpression ? { messageExpression: oneLine(r.messageExpression)! } : {}) }));
+  return [...five, ...more].map((r) => ({
+    ...r,
+    expression: oneLine(r.expression)!,
+    ...(r.messageExpression ? { messageExpression: oneLine(r.messageExpression)! } : {}),
+  }));
 }
 
 /** The 20 rules written into `dir`/rules/; returns how to take them out again. */

@@ -5,18 +5,16 @@
 // their cost grows (about 3 more minutes).
 // Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
 // another (bench/emulator.mjs), as a server would.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { builtinKinds } from '../src/kinds/registry.js';
 import { readPath } from '../src/kinds/paths.js';
 import { rateLimitSteps } from './rate.js';
 import { withRules } from './rules.js';
-import { startupRows } from './startup.js';
-import { typoRows } from './typo.js';
+import { startupOf, typoOf } from './offline-rows.js';
 import { refreshRows } from './refresh.js';
 import { scaleRows, scaleTargets } from './scale.js';
-import { type Doc, type Emulator, forkEmulator, generate, KINDS, run, writeConfig } from './harness.js';
+import { type Emulator, forkEmulator, generate, KINDS, run, writeConfig } from './harness.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -37,20 +35,40 @@ const TYPO_ONLY = args.includes('--typo');
 /** --refresh: only the `plan --refresh changed` and `apply --plan` rows (bench/refresh.ts), at 100,000 and 10,000
  *  (with --n, at that size only). */
 const REFRESH_ONLY = args.includes('--refresh');
-const root = resolve(import.meta.dirname, '..');
-const log = (s: string) => { if (!asJson) process.stdout.write(s); };
+const log = (s: string) => {
+  if (!asJson) process.stdout.write(s);
+};
 const COLUMNS = `${'step'.padEnd(26)} ${['wall ms', 'floor', 'ratio', 'cpu ms', 'rss MB', 'reads', 'writes']
-  .map((h, i) => h.padStart(i < 2 ? 7 : 6)).join(' ')}\n`;
+  .map((h, i) => h.padStart(i < 2 ? 7 : 6))
+  .join(' ')}\n`;
 
-async function step(name: string, emu: Emulator, latency: number, concurrency: number, cliArgs: string[], script?: string) {
+async function step(
+  name: string,
+  emu: Emulator,
+  latency: number,
+  concurrency: number,
+  cliArgs: string[],
+  script?: string,
+) {
   const before = await emu.stats();
   const m = await run([...cliArgs, '--base-url', emu.url, '--concurrency', String(concurrency)], script);
   const after = await emu.stats();
   const reads = after.reads - before.reads;
   const writes = after.writes - before.writes;
   const floor = Math.ceil((reads + writes) / concurrency) * latency;
-  const row = { step: name, wall_ms: m.wall_ms, floor_ms: floor, ratio: floor ? +(m.wall_ms / floor).toFixed(2) : null, cpu_ms: m.cpu_ms, max_rss_mb: m.max_rss_mb, reads, writes };
-  log(`${name.padEnd(26)} ${String(m.wall_ms).padStart(7)} ${String(floor).padStart(7)} ${String(row.ratio ?? '-').padStart(6)} ${String(m.cpu_ms).padStart(6)} ${String(m.max_rss_mb).padStart(6)} ${String(reads).padStart(6)} ${String(writes).padStart(6)}\n`);
+  const row = {
+    step: name,
+    wall_ms: m.wall_ms,
+    floor_ms: floor,
+    ratio: floor ? +(m.wall_ms / floor).toFixed(2) : null,
+    cpu_ms: m.cpu_ms,
+    max_rss_mb: m.max_rss_mb,
+    reads,
+    writes,
+  };
+  log(
+    `${name.padEnd(26)} ${String(m.wall_ms).padStart(7)} ${String(floor).padStart(7)} ${String(row.ratio ?? '-').padStart(6)} ${String(m.cpu_ms).padStart(6)} ${String(m.max_rss_mb).padStart(6)} ${String(reads).padStart(6)} ${String(writes).padStart(6)}\n`,
+  );
   return row;
 }
 
@@ -60,10 +78,28 @@ async function rulesOnly(dir: string, seedText: string) {
   const cpu: Record<'without' | 'with', number[]> = { without: [], with: [] };
   try {
     for (let i = 0; i < 3; i++) {
-      cpu.without.push((await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')])).cpu_ms);
+      cpu.without.push(
+        (
+          await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, [
+            'plan',
+            dir,
+            '--state',
+            join(dir, 'fresh.state.json'),
+          ])
+        ).cpu_ms,
+      );
       const removeRules = withRules(dir);
       try {
-        cpu.with.push((await step('the same with 20 rules', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')])).cpu_ms);
+        cpu.with.push(
+          (
+            await step('the same with 20 rules', fast, 0, CONCURRENCY, [
+              'plan',
+              dir,
+              '--state',
+              join(dir, 'fresh.state.json'),
+            ])
+          ).cpu_ms,
+        );
       } finally {
         removeRules();
       }
@@ -72,7 +108,9 @@ async function rulesOnly(dir: string, seedText: string) {
     await fast.close();
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
-  log(`\nmedian CPU: ${median(cpu.without)} ms without rules, ${median(cpu.with)} ms with 20 (${((median(cpu.with) / median(cpu.without) - 1) * 100).toFixed(1)}% more)\n`);
+  log(
+    `\nmedian CPU: ${median(cpu.without)} ms without rules, ${median(cpu.with)} ms with 20 (${((median(cpu.with) / median(cpu.without) - 1) * 100).toFixed(1)}% more)\n`,
+  );
 }
 
 async function main() {
@@ -82,12 +120,19 @@ async function main() {
   const seedText = JSON.stringify(seed);
   // The documents read one GET each (kinds without a list), for the bare loop.
   const pathsFile = join(dir, 'get-paths.json');
-  writeFileSync(pathsFile, JSON.stringify(Object.entries(seed).flatMap(([key, items]) => {
-    const k = builtinKinds.find((x) => x.seedKey === key)!;
-    return k.list ? [] : (items as { id: string }[]).map((item) => readPath(k, { id: item.id, spec: {} }));
-  })));
+  writeFileSync(
+    pathsFile,
+    JSON.stringify(
+      Object.entries(seed).flatMap(([key, items]) => {
+        const k = builtinKinds.find((x) => x.seedKey === key)!;
+        return k.list ? [] : (items as { id: string }[]).map((item) => readPath(k, { id: item.id, spec: {} }));
+      }),
+    ),
+  );
   if (args.includes('--rules-only')) return rulesOnly(dir, seedText);
-  log(`tapedeck benchmark: ${N} documents (${KINDS.length} kinds), 1% changed, latency ${LATENCY} ms, concurrency ${CONCURRENCY}\n\n`);
+  log(
+    `tapedeck benchmark: ${N} documents (${KINDS.length} kinds), 1% changed, latency ${LATENCY} ms, concurrency ${CONCURRENCY}\n\n`,
+  );
   log(COLUMNS);
   const emu = await forkEmulator(seedText, dir, LATENCY);
   const rows = [];
@@ -96,7 +141,16 @@ async function main() {
     const plan = await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]);
     rows.push(plan);
     // Right after the plan, on the same emulator: as many bare GETs as the plan sent requests.
-    rows.push(await step('bare GET loop (reference)', emu, LATENCY, CONCURRENCY, [pathsFile, String(plan.reads + plan.writes)], 'bench/bare-loop.mjs'));
+    rows.push(
+      await step(
+        'bare GET loop (reference)',
+        emu,
+        LATENCY,
+        CONCURRENCY,
+        [pathsFile, String(plan.reads + plan.writes)],
+        'bench/bare-loop.mjs',
+      ),
+    );
     rows.push(await step('apply (1% changed)', emu, LATENCY, CONCURRENCY, ['apply', dir, '--state', state, '--yes']));
     rows.push(await step('no-op plan', emu, LATENCY, CONCURRENCY, ['plan', dir, '--state', state]));
     rate = await rateLimitSteps(emu, run, ['plan', dir, '--state', state, '--concurrency', String(CONCURRENCY)]);
@@ -106,10 +160,22 @@ async function main() {
   const fast = await forkEmulator(seedText, dir, 0);
   let ruled;
   try {
-    rows.push(await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')]));
+    rows.push(
+      await step('plan, latency 0 (CPU only)', fast, 0, CONCURRENCY, [
+        'plan',
+        dir,
+        '--state',
+        join(dir, 'fresh.state.json'),
+      ]),
+    );
     const removeRules = withRules(dir);
     try {
-      ruled = await step('the same with 20 rules', fast, 0, CONCURRENCY, ['plan', dir, '--state', join(dir, 'fresh.state.json')]);
+      ruled = await step('the same with 20 rules', fast, 0, CONCURRENCY, [
+        'plan',
+        dir,
+        '--state',
+        join(dir, 'fresh.state.json'),
+      ]);
     } finally {
       removeRules();
     }
@@ -130,9 +196,11 @@ async function main() {
   const naiveMs = Math.round((naive.wall_ms / sampleSize) * N);
   const [plan, , apply, noop, cpuOnly] = rows;
   const changed = Math.round(N / 100);
-  log(`\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${+(naiveMs / plan.wall_ms).toFixed(1)}x faster\n`);
-  const startup = startupOf(generate(10).docs);
-  const typo = await typoOf(docs);
+  log(
+    `\nnaive baseline (one GET per document, one at a time), scaled to ${N}: ${naiveMs} ms; tapedeck's plan is ${+(naiveMs / plan.wall_ms).toFixed(1)}x faster\n`,
+  );
+  const startup = startupOf(generate(10).docs, log);
+  const typo = await typoOf(docs, log);
   const scale = await scaleOf();
   // The plan's CPU: 3 s for 10,000 documents; 8 s for larger configurations (issue 21 asks 8 s at 100,000).
   const cpuLimit = N <= 10_000 ? 3000 : 8000;
@@ -152,7 +220,20 @@ async function main() {
     ...rate!.targets,
     ...typo.targets,
   };
-  const result = { n: N, latency_ms: LATENCY, concurrency: CONCURRENCY, steps: [...rows, ruled!], naive_baseline_ms: naiveMs, naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1), cpu_only_plan_ms: cpuOnly.wall_ms, rate_limits: rate!.rows, startup, typo: typo.rows, ...(scale.length ? { scale } : {}), targets };
+  const result = {
+    n: N,
+    latency_ms: LATENCY,
+    concurrency: CONCURRENCY,
+    steps: [...rows, ruled!],
+    naive_baseline_ms: naiveMs,
+    naive_speedup: +(naiveMs / plan.wall_ms).toFixed(1),
+    cpu_only_plan_ms: cpuOnly.wall_ms,
+    rate_limits: rate!.rows,
+    startup,
+    typo: typo.rows,
+    ...(scale.length ? { scale } : {}),
+    targets,
+  };
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
     log(rate!.table);
@@ -162,32 +243,6 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   rmSync(sampleDir, { recursive: true, force: true });
   if (Object.values(targets).some((ok) => !ok)) process.exitCode = 1;
-}
-
-/** validate of one file of these documents, clean and with one typo (bench/typo.ts). */
-async function typoOf(docs: Doc[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'tapedeck-bench-typo-'));
-  try {
-    log(`\none typo (median of 3)            wall ms  cpu ms  rss MB\n`);
-    const typo = await typoRows(run, docs, dir);
-    for (const r of typo.rows) log(`${r.step.padEnd(32)} ${String(r.wall_ms).padStart(7)} ${String(r.cpu_ms).padStart(7)} ${String(r.max_rss_mb).padStart(7)}\n`);
-    return typo;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Start-up of the built CLI as whole processes (bench/startup.ts), `validate` on these few documents. */
-function startupOf(docs: Doc[]) {
-  const dir = writeConfig(docs);
-  try {
-    log(`\nstart-up (whole processes, median of 10)   median    min    max\n`);
-    const rows = startupRows(root, dir, docs.length);
-    for (const r of rows) log(`${r.step.padEnd(40)} ${String(r.median_ms).padStart(6)} ${String(r.min_ms).padStart(6)} ${String(r.max_ms).padStart(6)}\n`);
-    return rows;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** The --scale rows, each a step as in the main run. */
@@ -205,12 +260,15 @@ if (SCALE_ONLY) {
   for (const [name, ok] of Object.entries(targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   if (Object.values(targets).some((ok) => !ok)) process.exitCode = 1;
 } else if (REFRESH_ONLY) {
-  const refresh = await refreshRows({ generate, writeConfig, forkEmulator, run: (a) => run(a), log }, args.includes('--n') ? [N] : undefined);
+  const refresh = await refreshRows(
+    { generate, writeConfig, forkEmulator, run: (a) => run(a), log },
+    args.includes('--n') ? [N] : undefined,
+  );
   if (asJson) process.stdout.write(`${JSON.stringify(refresh, null, 2)}\n`);
   for (const [name, ok] of Object.entries(refresh.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   if (Object.values(refresh.targets).some((ok) => !ok)) process.exitCode = 1;
 } else if (TYPO_ONLY) {
-  const typo = await typoOf(generate(N).docs);
+  const typo = await typoOf(generate(N).docs, log);
   if (asJson) process.stdout.write(`${JSON.stringify(typo, null, 2)}\n`);
   for (const [name, ok] of Object.entries(typo.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   if (Object.values(typo.targets).some((ok) => !ok)) process.exitCode = 1;

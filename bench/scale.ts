@@ -6,8 +6,14 @@ import { join } from 'node:path';
 
 import type { Doc } from './harness.js';
 
-interface Emulator { close(): Promise<void> }
-interface Row { step: string; cpu_ms: number; max_rss_mb: number }
+interface Emulator {
+  close(): Promise<void>;
+}
+interface Row {
+  step: string;
+  cpu_ms: number;
+  max_rss_mb: number;
+}
 export interface ScaleDeps<E extends Emulator> {
   generate(n: number): { docs: Doc[]; seed: Record<string, unknown[]> };
   writeConfig(docs: Doc[]): string;
@@ -17,7 +23,12 @@ export interface ScaleDeps<E extends Emulator> {
 }
 
 /** Plan and apply (and with `noop` a no-op plan) at each size. */
-export async function scaleRows<E extends Emulator>(deps: ScaleDeps<E>, sizes: number[], latency: number, noop: boolean) {
+export async function scaleRows<E extends Emulator>(
+  deps: ScaleDeps<E>,
+  sizes: number[],
+  latency: number,
+  noop: boolean,
+) {
   const out = [];
   if (sizes.length) deps.log(`\nscale (latency ${latency} ms)\n`);
   for (const n of sizes) {

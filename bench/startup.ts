@@ -25,7 +25,13 @@ function row(step: string, args: string[], runs: number): StartupRow {
   const times = Array.from({ length: runs }, () => once(args)).sort((a, b) => a - b);
   const mid = times.length >> 1;
   const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  return { step, median_ms: Math.round(median), min_ms: Math.round(times[0]), max_ms: Math.round(times[times.length - 1]), runs };
+  return {
+    step,
+    median_ms: Math.round(median),
+    min_ms: Math.round(times[0]),
+    max_ms: Math.round(times[times.length - 1]),
+    runs,
+  };
 }
 
 /** `docsDir`: a directory of a few documents for `validate`. */

@@ -6,10 +6,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 
-interface Measured { code: number; wall_ms: number; cpu_ms: number; max_rss_mb: number }
+interface Measured {
+  code: number;
+  wall_ms: number;
+  cpu_ms: number;
+  max_rss_mb: number;
+}
 export type Run = (args: string[], script?: string, codes?: number[]) => Promise<Measured>;
 
-export interface TypoRow { step: string; wall_ms: number; cpu_ms: number; max_rss_mb: number; code: number }
+export interface TypoRow {
+  step: string;
+  wall_ms: number;
+  cpu_ms: number;
+  max_rss_mb: number;
+  code: number;
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -31,7 +42,10 @@ export async function typoRows(run: Run, docs: object[], root: string) {
   };
   const clean = write('typo-clean', texts);
   const middle = texts.length >> 1;
-  const typo = write('typo-one', texts.map((t, i) => (i === middle ? t.replace(/^name: /m, 'name: "') : t)));
+  const typo = write(
+    'typo-one',
+    texts.map((t, i) => (i === middle ? t.replace(/^name: /m, 'name: "') : t)),
+  );
   const rows = [
     await measured(`validate, one file of ${docs.length}`, run, clean, [0]),
     await measured(`validate, same, one typo`, run, typo, [1]),

@@ -9,9 +9,17 @@ import { startEmulator } from '../src/emulator/server.js';
 
 const root = resolve(import.meta.dirname, '..');
 const seedFile = join(root, 'examples', 'seed.yaml');
-const emu = await startEmulator({ port: 0, seed: { text: readFileSync(seedFile, 'utf8'), file: 'examples/seed.yaml' } });
+const emu = await startEmulator({
+  port: 0,
+  seed: { text: readFileSync(seedFile, 'utf8'), file: 'examples/seed.yaml' },
+});
 const stateDir = mkdtempSync(join(tmpdir(), 'tapedeck-demo-'));
-const io = { ...processIo(), env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', TAPEDECK_BASE_URL: emu.url }, cwd: root, isTTY: false };
+const io = {
+  ...processIo(),
+  env: { ...process.env, TAPEDECK_TOKEN: 'dev-token', TAPEDECK_BASE_URL: emu.url },
+  cwd: root,
+  isTTY: false,
+};
 const common = ['examples/basic', '--state', join(stateDir, 'demo.state.json')];
 
 const step = async (title: string, args: string[]) => {

@@ -32,7 +32,7 @@ function withoutAnnotations(node: JsonSchema): JsonSchema {
 }
 
 const typesOf = (node: JsonSchema): string[] | undefined =>
-  (node.type === undefined ? undefined : Array.isArray(node.type) ? [...node.type] : [node.type]);
+  node.type === undefined ? undefined : Array.isArray(node.type) ? [...node.type] : [node.type];
 const typeKeyword = (types: string[]) => (types.length === 1 ? types[0] : types);
 
 /** The node with its fields loosened, itself as it was. */
@@ -40,7 +40,9 @@ function loosenInside(raw: JsonSchema): JsonSchema {
   const node = withoutAnnotations(raw);
   if (isObject(node.properties)) {
     const required = new Set<string>(node.required ?? []);
-    node.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, loosen(v as JsonSchema, !required.has(k))]));
+    node.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([k, v]) => [k, loosen(v as JsonSchema, !required.has(k))]),
+    );
   }
   if (isObject(node.additionalProperties)) node.additionalProperties = loosen(node.additionalProperties, true);
   if (isObject(node.items)) node.items = loosen(node.items, false);
@@ -50,21 +52,38 @@ function loosenInside(raw: JsonSchema): JsonSchema {
 function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
   const node = loosenInside(raw);
   // An editor cannot read x-enum: its description says that the values shown are not all there are.
-  if (raw['x-enum'] === 'partial') node.description = `${String(node.description ?? '')} (the platform's full list of values is not public)`.trim();
+  if (raw['x-enum'] === 'partial')
+    node.description = `${String(node.description ?? '')} (the platform's full list of values is not public)`.trim();
   if (node.readOnly === true) {
     const { description, title } = node;
     const errorMessage = 'a response-only field set by the server: remove it from spec';
-    return { ...(title ? { title } : {}), ...(description ? { description } : {}), readOnly: true, type: 'null', errorMessage };
+    return {
+      ...(title ? { title } : {}),
+      ...(description ? { description } : {}),
+      readOnly: true,
+      type: 'null',
+      errorMessage,
+    };
   }
   const nullType = nullable ? ['null'] : [];
   // A field that names the resource (x-identity, x-names) cannot come from the environment: validate refuses it there.
-  const named = raw['x-identity'] || raw['x-names'] ? { not: { type: 'string', pattern: ENV_ANYWHERE }, errorMessage: 'names the resource, so it cannot come from ${env.*}: use ${var.NAME}' } : {};
+  const named =
+    raw['x-identity'] || raw['x-names']
+      ? {
+          not: { type: 'string', pattern: ENV_ANYWHERE },
+          errorMessage: 'names the resource, so it cannot come from ${env.*}: use ${var.NAME}',
+        }
+      : {};
   if (node.const !== undefined || node.enum !== undefined) {
     const values: unknown[] = node.const !== undefined ? [node.const] : node.enum;
     // The alternatives say the types (a string of the list, a placeholder, null): a `type` beside them would refuse null.
     const { const: _c, enum: _e, type: _t, ...rest } = node;
     const placeholder = values.every((v) => typeof v === 'string') ? HAS_PLACEHOLDER : VAR_WHOLE;
-    return { ...rest, anyOf: [{ enum: values }, { type: 'string', pattern: placeholder }, ...nullType.map((t) => ({ type: t }))], ...named };
+    return {
+      ...rest,
+      anyOf: [{ enum: values }, { type: 'string', pattern: placeholder }, ...nullType.map((t) => ({ type: t }))],
+      ...named,
+    };
   }
   const types = typesOf(node);
   if (!types) return node; // any value: nothing to loosen
@@ -77,7 +96,13 @@ function loosen(raw: JsonSchema, nullable: boolean): JsonSchema {
     if (node.pattern === undefined) return { ...node, type: typeKeyword([...types, ...nullType]), ...named };
     const pattern = `(?:${node.pattern})|${HAS_PLACEHOLDER}`;
     const message = patternMessage(raw);
-    return { ...node, type: typeKeyword([...types, ...nullType]), pattern, ...(message ? { patternErrorMessage: message } : {}), ...named };
+    return {
+      ...node,
+      type: typeKeyword([...types, ...nullType]),
+      pattern,
+      ...(message ? { patternErrorMessage: message } : {}),
+      ...named,
+    };
   }
   // integer, number, boolean, object, array: only a variable (of any type) can stand in for one
   const patternErrorMessage = `expected ${types.join(' or ')}: only a whole \${var.NAME} can stand in for one (\${env.NAME} is always text)`;
@@ -101,7 +126,8 @@ export function editorSchema(file: string): JsonSchema {
   // reads the same from src/kinds/naming.ts).
   const kind = builtinKinds.find((k) => k.schema === file);
   const spec = root.properties?.spec?.properties ?? {};
-  for (const f of kind ? namingFields(kind) : []) if (f.startsWith('spec.') && spec[f.slice(5)]) spec[f.slice(5)] = { ...spec[f.slice(5)], 'x-names': true };
+  for (const f of kind ? namingFields(kind) : [])
+    if (f.startsWith('spec.') && spec[f.slice(5)]) spec[f.slice(5)] = { ...spec[f.slice(5)], 'x-names': true };
   // draft-07 because every editor's JSON Schema support has it; nothing here needs a later draft. The document
   // itself is not a field: only what is inside it is loosened.
   return { $schema: 'http://json-schema.org/draft-07/schema#', ...loosenInside(root) };

@@ -46,7 +46,15 @@ function notes(n: JsonSchema, required: boolean): string[] {
   if (n['x-secret']) out.push('secret: never shown');
   // What an id points at (x-ref, on the field or its elements): export --portable writes it as a reference or variable.
   const ref = n['x-ref'] ?? n.items?.['x-ref'];
-  if (ref) out.push(`an id of: ${[ref].flat().map((r: string) => (/^[A-Z]/.test(r) ? `[${r}](${r.replace(/(?<=[a-z])([A-Z])/g, '-$1').toLowerCase()}.md)` : r)).join(', ')}`);
+  if (ref)
+    out.push(
+      `an id of: ${[ref]
+        .flat()
+        .map((r: string) =>
+          /^[A-Z]/.test(r) ? `[${r}](${r.replace(/(?<=[a-z])([A-Z])/g, '-$1').toLowerCase()}.md)` : r,
+        )
+        .join(', ')}`,
+    );
   if (n['x-ref-parts']) out.push('made of ids (the organization, a project, a resource)');
   if (n['x-presence']) out.push('`false`/`0` is a value, unlike unset');
   if (n['x-enum']) {
@@ -54,7 +62,8 @@ function notes(n: JsonSchema, required: boolean): string[] {
     const closed = n['x-enum'] === true;
     const known: string[] = ((closed ? n.enum : n.examples) ?? []).filter((v: string) => v !== n.default);
     const list = known.map(code).join(', ');
-    const partial = 'the platform\'s full list is not public: another upper-case name is sent with a warning, and refused when it is a slip of a known one';
+    const partial =
+      "the platform's full list is not public: another upper-case name is sent with a warning, and refused when it is a slip of a known one";
     if (closed) out.push(`values: ${list} (the whole list: no other value is accepted)`);
     else out.push(known.length ? `known values: ${list} (${partial})` : 'values: not published (any upper-case name)');
     out.push(`unset: ${code(n.default)}`);
@@ -67,7 +76,11 @@ function notes(n: JsonSchema, required: boolean): string[] {
   return out;
 }
 
-interface Row { path: string; node: JsonSchema; required: boolean }
+interface Row {
+  path: string;
+  node: JsonSchema;
+  required: boolean;
+}
 
 /** One row per field, nested fields as dotted paths (`offer_prices[].price.units`). */
 function rows(n: JsonSchema, prefix: string, out: Row[] = []): Row[] {
@@ -88,8 +101,13 @@ function table(list: Row[]): string[] {
     ...list.map((r) => {
       const own = r.node.description ?? '';
       // A note the description already makes (hover shows only the description, so some say it too) is left out.
-      const text = [own, ...notes(r.node, r.required).filter((x) => ENUM_VALUES.test(x) || !own.includes(x.split(/[:,(]/)[0].trim()))]
-        .filter(Boolean).map(sentence).join('. ');
+      const text = [
+        own,
+        ...notes(r.node, r.required).filter((x) => ENUM_VALUES.test(x) || !own.includes(x.split(/[:,(]/)[0].trim())),
+      ]
+        .filter(Boolean)
+        .map(sentence)
+        .join('. ');
       return `| ${code(r.path)} | ${typeOf(r.node)} | ${cell(text)} |`;
     }),
   ];
@@ -111,8 +129,8 @@ export function kindDoc(kind: string): string {
     '',
     ...kindFacts(k).map((f) => `- ${f}`),
     '',
-    `Schema: [schemas/${k.schema}](../../schemas/${k.schema}) (\`tapedeck schema ${kind}\` prints it with its references resolved); `
-      + `for editors: [schemas/editor/${k.schema}](../../schemas/editor/${k.schema}).`,
+    `Schema: [schemas/${k.schema}](../../schemas/${k.schema}) (\`tapedeck schema ${kind}\` prints it with its references resolved); ` +
+      `for editors: [schemas/editor/${k.schema}](../../schemas/editor/${k.schema}).`,
     '',
     '## Document',
     '',
@@ -146,7 +164,9 @@ function index(): string {
     '',
     '| kind | what it is |',
     '|---|---|',
-    ...kinds.map((k) => `| [${k.kind}](${base(k.schema)}.md) | ${cell(sentence(inlinedSchema(k.schema).description))} |`),
+    ...kinds.map(
+      (k) => `| [${k.kind}](${base(k.schema)}.md) | ${cell(sentence(inlinedSchema(k.schema).description))} |`,
+    ),
     '',
   ].join('\n');
 }

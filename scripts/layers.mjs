@@ -28,5 +28,7 @@ export const layerOf = new Map(layers.flatMap((folders, i) => folders.map((f) =>
 export function forbiddenFrom(folder) {
   const mine = layerOf.get(folder);
   const top = layers.length - 1;
-  return [...layerOf].filter(([f, i]) => f !== '.' && f !== folder && (i > mine || (i === mine && mine !== top))).map(([f]) => f);
+  return [...layerOf]
+    .filter(([f, i]) => f !== '.' && f !== folder && (i > mine || (i === mine && mine !== top)))
+    .map(([f]) => f);
 }

@@ -4,22 +4,31 @@
 
 /** Every stable code and what it means. A code is contract: scripts match on it; add codes, never rename them. */
 export const ERROR_CODES = {
-  E_USAGE: 'a flag, an argument (an address not in the state) or an environment variable is wrong or missing; apply without --yes',
-  E_INPUT: 'a file or directory named on the command line cannot be read or written, or is not what it should be (no documents)',
+  E_USAGE:
+    'a flag, an argument (an address not in the state) or an environment variable is wrong or missing; apply without --yes',
+  E_INPUT:
+    'a file or directory named on the command line cannot be read or written, or is not what it should be (no documents)',
   E_VALIDATION: 'the documents, the project file or the rules have problems, each listed where it is (file:line:col)',
-  E_PLAN: 'a document cannot be planned as it stands (nothing to update, an id naming another resource, a second default)',
-  E_PLAN_INVALID: 'a file given as a saved plan is not one: unreadable, not JSON, of another tapedeck, or edited after it was made',
-  E_PLAN_STALE: 'a saved plan no longer applies: the live resources, the state or the configuration moved since it was made',
+  E_PLAN:
+    'a document cannot be planned as it stands (nothing to update, an id naming another resource, a second default)',
+  E_PLAN_INVALID:
+    'a file given as a saved plan is not one: unreadable, not JSON, of another tapedeck, or edited after it was made',
+  E_PLAN_STALE:
+    'a saved plan no longer applies: the live resources, the state or the configuration moved since it was made',
   E_DENIED: 'guardrail rules deny changes that no --allow lets through; nothing was written',
-  E_LOCKED: 'another run holds the state\'s lock, or this run lost it',
-  E_STATE_CONFLICT: 'the state was written by another run since this one read it, or a push would overwrite a newer one; nothing was written',
-  E_STATE_MISMATCH: 'the state belongs to another configuration, environment or platform, or holds something this command refuses',
+  E_LOCKED: "another run holds the state's lock, or this run lost it",
+  E_STATE_CONFLICT:
+    'the state was written by another run since this one read it, or a push would overwrite a newer one; nothing was written',
+  E_STATE_MISMATCH:
+    'the state belongs to another configuration, environment or platform, or holds something this command refuses',
   E_STATE_INVALID: 'the state cannot be read, or is not a tapedeck state',
-  E_STATE_BACKEND: 'the state\'s storage failed (a database error, a lock file that cannot be made), or holds tables of a newer tapedeck',
+  E_STATE_BACKEND:
+    "the state's storage failed (a database error, a lock file that cannot be made), or holds tables of a newer tapedeck",
   E_NOT_FOUND: 'a resource named by the state, an import, duplicate_from or --id is not on the platform (an HTTP 404)',
   E_DUPLICATE: 'a live resource already is what a create would make (import it, or mark the document allow_duplicate)',
   E_AUTH: 'the platform refused the token (401) or what it may do (403)',
-  E_NETWORK: 'the platform could not be reached or did not answer in time; or the emulator or the agent cannot listen on its address',
+  E_NETWORK:
+    'the platform could not be reached or did not answer in time; or the emulator or the agent cannot listen on its address',
   E_DEADLINE: 'the run passed its --deadline, or the platform asked for a longer pause than the run allows',
   E_API: 'the platform refused a request, or answered something tapedeck cannot use',
   E_OUTCOME_UNKNOWN: 'a write may have taken effect without a clear answer; the next plan looks again',

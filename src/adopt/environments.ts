@@ -13,7 +13,11 @@ export interface EnvironmentExport {
 }
 
 /** `existing`: the environment's vars in tapedeck.yaml. */
-export function forEnvironment(portable: Portable, envName: string, existing: Record<string, unknown>): EnvironmentExport {
+export function forEnvironment(
+  portable: Portable,
+  envName: string,
+  existing: Record<string, unknown>,
+): EnvironmentExport {
   const taken = new Map(Object.entries(existing).map(([k, v]) => [k, String(v)]));
   const byValue = new Map<string, string>();
   for (const [k, v] of taken) if (!byValue.has(v)) byValue.set(v, k);
@@ -32,7 +36,8 @@ export function forEnvironment(portable: Portable, envName: string, existing: Re
     added[name] = v.value;
     renamed.set(v.name, name);
   }
-  const rename = (s: string) => s.replace(/\$\{var\.([A-Za-z0-9_]+)\}/g, (all, n: string) => (renamed.has(n) ? `\${var.${renamed.get(n)}}` : all));
+  const rename = (s: string) =>
+    s.replace(/\$\{var\.([A-Za-z0-9_]+)\}/g, (all, n: string) => (renamed.has(n) ? `\${var.${renamed.get(n)}}` : all));
   const docs = portable.docs.map((d) => ({
     kind: d.kind,
     name: d.name,

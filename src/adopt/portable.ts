@@ -42,7 +42,12 @@ type Visit = (ref: string[], value: string, site: Site) => string;
 const PLAIN = new Set(['project', 'organization']);
 
 const snake = (kind: string) => kind.replace(/(?<=[a-z0-9])([A-Z])/g, '_$1').toLowerCase();
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 48);
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 48);
 
 /** Every id a document's spec holds at a marked field, visited (and replaced by what the visit returns). */
 function walk(field: Field, v: Json | undefined, site: Site, visit: Visit): Json | undefined {
@@ -64,7 +69,9 @@ function walk(field: Field, v: Json | undefined, site: Site, visit: Visit): Json
   }
   // A map of ids (localized asset ids): each value.
   if (isObject(v) && field.type === 'map' && field.ref) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk({ ...field, type: 'string' }, x, site, visit) as Json]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, walk({ ...field, type: 'string' }, x, site, visit) as Json]),
+    );
   }
   return v;
 }
@@ -154,13 +161,18 @@ export function makePortable(registry: Registry, exported: ExportedDoc[], projec
       if (!target) continue;
       // A reference that closes a cycle could never be applied (each waits for the other's id): a variable instead.
       if (reaches(graph, target, site.address)) {
-        notes.push(`${site.address} ${site.path} refers to ${target}, which refers back to it: written as a variable (set it once ${target} exists, then apply again)`);
+        notes.push(
+          `${site.address} ${site.path} refers to ${target}, which refers back to it: written as a variable (set it once ${target} exists, then apply again)`,
+        );
         break;
       }
       graph.set(site.address, (graph.get(site.address) ?? new Set()).add(target));
       return `\${${target}.id}`;
     }
-    if (!ref.length) notes.push(`${site.address} ${site.path}: ${JSON.stringify(value)} is not a key of a known form; written as a variable`);
+    if (!ref.length)
+      notes.push(
+        `${site.address} ${site.path}: ${JSON.stringify(value)} is not a key of a known form; written as a variable`,
+      );
     const what = ref.find((r) => r !== '*' && !registry.get(r)) ?? (kinds.length === 1 ? kinds[0] : 'resource');
     return vars.name(what, value, site);
   };
@@ -172,7 +184,12 @@ export function makePortable(registry: Registry, exported: ExportedDoc[], projec
     // VOD) names the new project's own by a variable.
     if (d.id === undefined || creatable(k)) return { kind: d.kind, name: d.name, spec };
     const hint = `tapedeck cannot create a ${d.kind}: the id of the new environment's own`;
-    return { kind: d.kind, name: d.name, id: vars.name(d.kind, d.id, { address: address(d), path: 'id' }, { by: d.name, hint }), spec };
+    return {
+      kind: d.kind,
+      name: d.name,
+      id: vars.name(d.kind, d.id, { address: address(d), path: 'id' }, { by: d.name, hint }),
+      spec,
+    };
   });
   return { docs, vars: vars.all(), notes };
 }
@@ -185,13 +202,18 @@ export function varsExample(vars: PortableVar[], source: string): string {
   const lines = [
     '# What the documents in this directory need from the environment they are applied to (tapedeck export',
     `# --portable). Each value is the one of the project they were exported from (${source}).`,
-    '# For a new environment: copy this file, set each value to that environment\'s, and pass the copy with',
-    '# --var-file (or put the values under the environment\'s vars: in tapedeck.yaml).',
+    "# For a new environment: copy this file, set each value to that environment's, and pass the copy with",
+    "# --var-file (or put the values under the environment's vars: in tapedeck.yaml).",
     '# tapedeck does not read this file as documents.',
   ];
   for (const v of vars) {
-    const uses = v.usedBy.length > 3 ? `${v.usedBy.slice(0, 3).join(', ')} and ${v.usedBy.length - 3} more` : v.usedBy.join(', ');
-    lines.push('', `# ${label(v.what)}${v.hint ? ` (${v.hint})` : ''}; used by ${uses}`, `${v.name}: ${JSON.stringify(v.value)}`);
+    const uses =
+      v.usedBy.length > 3 ? `${v.usedBy.slice(0, 3).join(', ')} and ${v.usedBy.length - 3} more` : v.usedBy.join(', ');
+    lines.push(
+      '',
+      `# ${label(v.what)}${v.hint ? ` (${v.hint})` : ''}; used by ${uses}`,
+      `${v.name}: ${JSON.stringify(v.value)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

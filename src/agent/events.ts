@@ -36,8 +36,9 @@ export function notifications(
       ...base,
       event: 'applied',
       summary: r.applied,
-      text: `tapedeck ${environment}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: `
-        + listed(r.changes ?? []),
+      text:
+        `tapedeck ${environment}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: ` +
+        listed(r.changes ?? []),
     });
     told.drift = '';
   } else if (r.changes?.length && !r.applied) {
@@ -49,8 +50,9 @@ export function notifications(
         event: 'drift',
         summary: r.summary,
         changes: r.changes.slice(0, 100),
-        text: `tapedeck ${environment}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} `
-          + `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
+        text:
+          `tapedeck ${environment}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} ` +
+          `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
       });
     }
     told.drift = fingerprint;

@@ -73,8 +73,7 @@ function problems(input: RunInput, io: Io, details: string[]): string | undefine
     const { issues, found } = checkDocuments(opts, io);
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
-    if (errors.length)
-      return `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`;
+    if (errors.length) return `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`;
     if (!found) return `no documents found in ${input.path} (every *.yaml/*.yml below it is read)`;
     return undefined;
   } catch (e) {

@@ -72,7 +72,9 @@ function notifyUrl(raw: string): string {
 export function agentSettings(flags: AgentFlags, section: AgentSection = {}): AgentSettings {
   const { problems, check } = collectProblems();
   if (!flags.repo)
-    problems.push(new UserError('--repo is needed: the URL of the repository to pull (https://, file:// or a local path)'));
+    problems.push(
+      new UserError('--repo is needed: the URL of the repository to pull (https://, file:// or a local path)'),
+    );
   const fromFile = (flag: string, key: keyof AgentSection) =>
     section[key] === undefined ? flag : `tapedeck.yaml agent.${key}`;
   const interval = flags.interval ?? section.interval ?? '5m';

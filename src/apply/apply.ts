@@ -86,9 +86,17 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     } catch (e) {
       const unclear = e instanceof ApiError && (e.ambiguous || e.status === 0 || e.status === 409);
       if (!unclear || !c.read) throw e;
-      const took = await writeTookEffect(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect ?? {}, idOf), client);
+      const took = await writeTookEffect(
+        c,
+        fillPathReferences(c.read.path, idOf),
+        fillReferences(c.expect ?? {}, idOf),
+        client,
+      );
       if (took === 'yes') return { status: 200, body: {} };
-      if (took === 'unknown') throw new OutcomeUnknown(`${e.line()}: it may or may not have taken effect, and reading it back failed; the next plan will show`);
+      if (took === 'unknown')
+        throw new OutcomeUnknown(
+          `${e.line()}: it may or may not have taken effect, and reading it back failed; the next plan will show`,
+        );
       throw e;
     }
   };
@@ -100,15 +108,26 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   const record = (c: Change, id: string | undefined, answer?: JsonObject) => {
     // Sensitive fields are never stored: their drift goes unseen, their values stay out of the state file.
     // A change that sends nothing had every reference filled in when it was planned (an unknown one is a difference).
-    const filled = c.request ? fillReferences(c.managed ?? {}, idOf) : c.managed ?? {};
-    const planned = c.sensitive ? Object.fromEntries(Object.entries(filled).filter(([p]) => !touches(p, c.sensitive!))) : filled;
+    const filled = c.request ? fillReferences(c.managed ?? {}, idOf) : (c.managed ?? {});
+    const planned = c.sensitive
+      ? Object.fromEntries(Object.entries(filled).filter(([p]) => !touches(p, c.sensitive!)))
+      : filled;
     const model = answer && c.schema ? resourceModel(c.schema) : undefined;
-    const fields = model && answer
-      ? Object.fromEntries(Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]))
-      : planned;
+    const fields =
+      model && answer
+        ? Object.fromEntries(
+            Object.keys(planned).map((p) => [p, normalize(fieldAt(model, p), valueAt(answer, p)) ?? null]),
+          )
+        : planned;
     // The digest stands for the document's desired values: recorded only where the fields are those.
-    const digest = c.digest && (!model || Object.keys(planned).every((p) =>
-      deepEqual(fields[p] ?? null, normalize(fieldAt(model, p), planned[p]) ?? null))) ? c.digest : undefined;
+    const digest =
+      c.digest &&
+      (!model ||
+        Object.keys(planned).every((p) =>
+          deepEqual(fields[p] ?? null, normalize(fieldAt(model, p), planned[p]) ?? null),
+        ))
+        ? c.digest
+        : undefined;
     const entry: StateEntry = { kind: c.kind, ...(id ? { id } : {}), fields, ...(digest ? { digest } : {}) };
     // An entry that stays as it was is not replaced: a large apply with a few changes would otherwise make every
     // entry of the state again in memory.
@@ -120,7 +139,13 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   /** Declared no more: the entry stays, marked released, so a document that comes back takes its resource back. */
   const release = (address: string) => {
     const was = state.entry(address);
-    if (was?.id) state.set(address, { kind: was.kind, id: was.id, ...(was.fields ? { fields: was.fields } : {}), released_at: new Date().toISOString() });
+    if (was?.id)
+      state.set(address, {
+        kind: was.kind,
+        id: was.id,
+        ...(was.fields ? { fields: was.fields } : {}),
+        released_at: new Date().toISOString(),
+      });
     else state.forget(address);
   };
 
@@ -129,7 +154,9 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     if (!c.read || !c.expect) return {};
     try {
       const lost = await notKept(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
-      const shown = lost.map((n) => (touches(n.path, c.sensitive ?? []) ? { ...n, sent: SENSITIVE, now: SENSITIVE } : n));
+      const shown = lost.map((n) =>
+        touches(n.path, c.sensitive ?? []) ? { ...n, sent: SENSITIVE, now: SENSITIVE } : n,
+      );
       return lost.length ? { not_kept: shown.map(describeNotKept) } : {};
     } catch (e) {
       return { unverified: errorLine(e) };
@@ -138,20 +165,40 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
 
   const run = async (c: Change): Promise<void> => {
     // A reference is satisfied by a known id; a requirement (the platform's ordering rules) only by having been applied.
-    const failedDep = (c.depends_on ?? []).find((d) => outcome.get(d) !== 'applied' && (!ids.has(d) || c.requires?.includes(d)));
+    const failedDep = (c.depends_on ?? []).find(
+      (d) => outcome.get(d) !== 'applied' && (!ids.has(d) || c.requires?.includes(d)),
+    );
     let entry: ResultEntry;
     const why = stopped();
     if (why) {
-      entry = { address: c.address, action: c.action, outcome: 'skipped', ...(c.id ? { id: c.id } : {}), error: `not sent: ${why}` };
+      entry = {
+        address: c.address,
+        action: c.action,
+        outcome: 'skipped',
+        ...(c.id ? { id: c.id } : {}),
+        error: `not sent: ${why}`,
+      };
     } else if (c.action === 'move' || c.action === 'release' || (c.action === 'restore' && !c.request)) {
       // Changes of the state alone: nothing is sent.
       if (c.action === 'release') release(c.address);
       else record(c, c.id);
       entry = { address: c.address, action: c.action, outcome: 'applied', ...(c.id ? { id: c.id } : {}) };
     } else if (failedDep) {
-      entry = { address: c.address, action: c.action, outcome: 'skipped', error: `skipped: ${failedDep} was not applied`, error_code: 'E_NOT_SENT' };
+      entry = {
+        address: c.address,
+        action: c.action,
+        outcome: 'skipped',
+        error: `skipped: ${failedDep} was not applied`,
+        error_code: 'E_NOT_SENT',
+      };
     } else if (opts.stopping?.()) {
-      entry = { address: c.address, action: c.action, outcome: 'skipped', error: 'skipped: stopping (SIGTERM); the next run applies it', error_code: 'E_NOT_SENT' };
+      entry = {
+        address: c.address,
+        action: c.action,
+        outcome: 'skipped',
+        error: 'skipped: stopping (SIGTERM); the next run applies it',
+        error_code: 'E_NOT_SENT',
+      };
     } else {
       try {
         const path = fillPathReferences(c.request!.path, idOf);
@@ -169,10 +216,23 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
         record(c, id, isObject(wrapped) ? wrapped : undefined);
         // Done on the platform whether or not the state can record it (the result says which it does not).
         await save(sendsCreate(c)).catch(() => {});
-        entry = { address: c.address, action: c.action, outcome: 'applied', ...(id ? { id } : {}), ...(await verify(c)) };
+        entry = {
+          address: c.address,
+          action: c.action,
+          outcome: 'applied',
+          ...(id ? { id } : {}),
+          ...(await verify(c)),
+        };
       } catch (e) {
         const outcome = e instanceof OutcomeUnknown ? 'unknown' : e instanceof NotSent ? 'skipped' : 'failed';
-        entry = { address: c.address, action: c.action, outcome, ...(c.id ? { id: c.id } : {}), error: errorLine(e), error_code: errorCode(e) };
+        entry = {
+          address: c.address,
+          action: c.action,
+          outcome,
+          ...(c.id ? { id: c.id } : {}),
+          error: errorLine(e),
+          error_code: errorCode(e),
+        };
       }
     }
     outcome.set(c.address, entry.outcome);
@@ -190,9 +250,16 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   const changes = plan.changes.filter((c) => c.action !== 'noop');
   // The lock is asked for before the first write and before each wave of them (the connection's end is heard at once).
   const checkLock = async () => {
-    if (!stop) await state.checkLock().catch((e: unknown) => { stop = errorLine(e); });
+    if (!stop)
+      await state.checkLock().catch((e: unknown) => {
+        stop = errorLine(e);
+      });
   };
-  for (const wave of waves(changes, (c) => c.address, (c) => c.depends_on ?? [])) {
+  for (const wave of waves(
+    changes,
+    (c) => c.address,
+    (c) => c.depends_on ?? [],
+  )) {
     await checkLock();
     await mapPool(wave, opts.concurrency, run);
   }
@@ -206,15 +273,21 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
   results.sort((a, b) => order.get(a.address)! - order.get(b.address)!);
   const n = (o: ResultEntry['outcome']) => results.filter((r) => r.outcome === o).length;
   const unsaved = state.unsaved();
-  const unrecorded = stateError ? results.filter((r) => r.outcome !== 'skipped' && r.outcome !== 'failed' && unsaved.has(r.address)) : [];
+  const unrecorded = stateError
+    ? results.filter((r) => r.outcome !== 'skipped' && r.outcome !== 'failed' && unsaved.has(r.address))
+    : [];
   for (const r of unrecorded) r.state_recorded = false;
   return {
     format_version: 1,
     results,
     ...(stateError && unsaved.size ? { state_error: stateError, state_error_code: stateErrorCode } : {}),
     summary: {
-      applied: n('applied'), failed: n('failed'), skipped: n('skipped'), unknown: n('unknown'),
-      not_kept: results.filter((r) => r.not_kept).length, unchanged: plan.summary.noop + (plan.refresh?.not_read ?? 0),
+      applied: n('applied'),
+      failed: n('failed'),
+      skipped: n('skipped'),
+      unknown: n('unknown'),
+      not_kept: results.filter((r) => r.not_kept).length,
+      unchanged: plan.summary.noop + (plan.refresh?.not_read ?? 0),
     },
   };
 }

@@ -14,7 +14,12 @@ export interface NotKept {
 }
 
 /** The fields the platform does not hold as written. `readPath` and `expect` with references filled in. */
-export async function notKept(c: Change, readPath: string, expect: Record<string, Json>, client: Caller): Promise<NotKept[]> {
+export async function notKept(
+  c: Change,
+  readPath: string,
+  expect: Record<string, Json>,
+  client: Caller,
+): Promise<NotKept[]> {
   const live = unwrap(c.read!, (await client.call('GET', readPath)).body);
   const model = resourceModel(c.schema!);
   return Object.entries(expect).flatMap(([path, sent]) => {
@@ -24,7 +29,12 @@ export async function notKept(c: Change, readPath: string, expect: Record<string
 }
 
 /** Whether the resource holds what the write set; `unknown` when it cannot be read. */
-export async function writeTookEffect(c: Change, readPath: string, expect: Record<string, Json>, client: Caller): Promise<'yes' | 'no' | 'unknown'> {
+export async function writeTookEffect(
+  c: Change,
+  readPath: string,
+  expect: Record<string, Json>,
+  client: Caller,
+): Promise<'yes' | 'no' | 'unknown'> {
   try {
     return (await notKept(c, readPath, expect, client)).length ? 'no' : 'yes';
   } catch {
@@ -33,4 +43,5 @@ export async function writeTookEffect(c: Change, readPath: string, expect: Recor
 }
 
 /** One line per field: `name (sent "A", platform has "B")`. */
-export const describeNotKept = (n: NotKept) => `${n.path} (sent ${JSON.stringify(n.sent)}, platform has ${n.now === undefined ? 'nothing' : JSON.stringify(n.now)})`;
+export const describeNotKept = (n: NotKept) =>
+  `${n.path} (sent ${JSON.stringify(n.sent)}, platform has ${n.now === undefined ? 'nothing' : JSON.stringify(n.now)})`;

@@ -14,7 +14,12 @@ import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Change, Lookup } from '../types.js';
 
-export function creator(client: Client, state: State, save: () => Promise<void>, idOf: (address: string) => string | undefined) {
+export function creator(
+  client: Client,
+  state: State,
+  save: () => Promise<void>,
+  idOf: (address: string) => string | undefined,
+) {
   /** resources already someone's: the state's, and each one this run creates or finds */
   const claimed = state.claimedIds();
   /** each list as it was before this run sent any create into it (one read per list and scope, not per create) */
@@ -22,7 +27,14 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
   const listBefore: Lister = (c, list, scope) => {
     const key = JSON.stringify([list.path, scope]);
     // A list that failed is read again by the next create, not failed for every one.
-    if (!before.has(key)) before.set(key, listAll(c, list, scope).catch((e: unknown) => { before.delete(key); throw e; }));
+    if (!before.has(key))
+      before.set(
+        key,
+        listAll(c, list, scope).catch((e: unknown) => {
+          before.delete(key);
+          throw e;
+        }),
+      );
     return before.get(key)!;
   };
 
@@ -46,7 +58,11 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
     const w = onTheWire.get(key);
     if (!w || w.count === 0) return Promise.resolve();
     w.settled ??= new Promise<void>((r) => {
-      w.idle = () => { w.settled = undefined; w.idle = undefined; r(); };
+      w.idle = () => {
+        w.settled = undefined;
+        w.idle = undefined;
+        r();
+      };
     });
     return w.settled;
   };
@@ -60,7 +76,10 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
       try {
         existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
       } catch (e) {
-        throw new TapedeckError(`could not list what exists before creating (${line(e)}); nothing was sent`, { code: errorCode(e), cause: e });
+        throw new TapedeckError(`could not list what exists before creating (${line(e)}); nothing was sent`, {
+          code: errorCode(e),
+          cause: e,
+        });
       }
     }
     const since = new Date().toISOString();
@@ -82,24 +101,34 @@ export function creator(client: Client, state: State, save: () => Promise<void>,
       } catch (e) {
         if (!maybeApplied(e)) {
           // Refused at the first attempt: nothing was created. Refused later: an earlier attempt may still land.
-          if (attempt > 1) throw new OutcomeUnknown(`${line(e)}: refused now, but an earlier attempt got no clear answer and may still take effect; the next plan looks again`);
+          if (attempt > 1)
+            throw new OutcomeUnknown(
+              `${line(e)}: refused now, but an earlier attempt got no clear answer and may still take effect; the next plan looks again`,
+            );
           if (previous) state.set(c.address, previous);
           else state.forget(c.address);
           throw e;
         }
         if (!lookup) {
-          throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and a ${c.kind} cannot be looked up; check the platform, then set the document's id or run \`tapedeck state forget ${c.address}\``);
+          throw new OutcomeUnknown(
+            `${line(e)}: the create may have taken effect, and a ${c.kind} cannot be looked up; check the platform, then set the document's id or run \`tapedeck state forget ${c.address}\``,
+          );
         }
         let found: JsonObject | undefined;
         try {
           await quiet(twins);
           found = await findCreated(client, { lookup, schema: c.schema!, since, existing, claimed });
         } catch (le) {
-          throw new OutcomeUnknown(`${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`);
+          throw new OutcomeUnknown(
+            `${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`,
+          );
         }
         if (found) return { status: 200, body: request.answer ? { [request.answer]: found } : found };
         // Not there when looked for: only now may the create be sent again (a late arrival is the next plan's to find).
-        if (attempt >= client.opts.maxAttempts) throw new OutcomeUnknown(`${line(e)}: not found after ${attempt} attempts, but one may still take effect; the next plan looks again`);
+        if (attempt >= client.opts.maxAttempts)
+          throw new OutcomeUnknown(
+            `${line(e)}: not found after ${attempt} attempts, but one may still take effect; the next plan looks again`,
+          );
         await sleep(backoff(client.opts, attempt));
       }
     }

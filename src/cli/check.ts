@@ -25,7 +25,11 @@ export function checkDocuments(opts: RunOptions, io: Io): Checked {
   // A --var-file kept below DIR holds variables, not documents: it is read as variables only (options.ts).
   const varFile = (file: string) => opts.varFiles.length > 0 && opts.varFiles.includes(resolve(io.cwd, file));
   // Documents of other environments are left out before their variables are filled in (they may use others).
-  const selected = selectEnvironment(loaded.docs.filter((s) => !varFile(s.file)), opts.envName, opts.project);
+  const selected = selectEnvironment(
+    loaded.docs.filter((s) => !varFile(s.file)),
+    opts.envName,
+    opts.project,
+  );
   const sources = selected.docs;
   const issues = [...loaded.issues.filter((i) => !varFile(i.file)), ...selected.issues];
   issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
@@ -54,7 +58,12 @@ function referenceIssues(docs: Document[], sources: SourceDoc[]): Issue[] {
   const issues = checkReferences(docs);
   if (!issues.length) return issues;
   const valid = new Set(docs.map((d) => d.address));
-  const failed = sources.map((s) => (isObject(s.value) && typeof s.value.kind === 'string' && typeof s.value.name === 'string' ? `${s.value.kind}/${s.value.name}` : ''))
+  const failed = sources
+    .map((s) =>
+      isObject(s.value) && typeof s.value.kind === 'string' && typeof s.value.name === 'string'
+        ? `${s.value.kind}/${s.value.name}`
+        : '',
+    )
     .filter((a) => a && !valid.has(a));
   return issues.filter((i) => !failed.some((a) => i.message.startsWith(`\${${a}.id} refers to`)));
 }
@@ -63,7 +72,13 @@ function referenceIssues(docs: Document[], sources: SourceDoc[]): Issue[] {
  * The issues in the format asked for (machine formats on stdout), and on stderr how many errors stopped the run.
  * `documents` is validate's: it checked everything, and says how many documents it read.
  */
-export function printIssues(opts: RunOptions, io: Io, issues: Issue[], documents?: number, format = opts.issueFormat): boolean {
+export function printIssues(
+  opts: RunOptions,
+  io: Io,
+  issues: Issue[],
+  documents?: number,
+  format = opts.issueFormat,
+): boolean {
   const printed = renderers[format].issues({ issues, documents });
   io.out(printed.out);
   io.err(printed.err);
@@ -72,7 +87,8 @@ export function printIssues(opts: RunOptions, io: Io, issues: Issue[], documents
   return n > 0;
 }
 
-export const noDocuments = (opts: RunOptions) => new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' });
+export const noDocuments = (opts: RunOptions) =>
+  new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' });
 
 /** `allowNone`: a directory without documents is not an error (export writes into it). */
 export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Loaded {
@@ -114,6 +130,9 @@ export async function loadConfiguration(opts: RunOptions, io: Io): Promise<Confi
   const ruled = await checkRuleFiles(opts, io);
   stopOnErrors(opts, io, [...issues, ...ruled.issues]);
   if (!found && !left) throw noDocuments(opts);
-  checkAllowanceNames(opts.allow, ruled.rules.map((r) => r.name));
+  checkAllowanceNames(
+    opts.allow,
+    ruled.rules.map((r) => r.name),
+  );
   return { docs, left, rules: ruled.rules };
 }

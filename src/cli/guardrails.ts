@@ -11,7 +11,13 @@ import type { RunOptions } from './options.js';
 
 /** The rules' verdict on `shown` (sensitive values masked), recorded in both plans; none without rules (a saved
  *  plan's findings are replaced: its rules may have changed since). */
-export function guardPlan(plans: { plan: Plan; shown: Plan }, config: Configuration, opts: RunOptions, state: State, allow: Allowance[]): void {
+export function guardPlan(
+  plans: { plan: Plan; shown: Plan },
+  config: Configuration,
+  opts: RunOptions,
+  state: State,
+  allow: Allowance[],
+): void {
   if (!config.rules.length) {
     delete plans.plan.rules;
     delete plans.shown.rules;
@@ -41,7 +47,10 @@ export function denialLines(plan: Plan): string[] {
   if (!denied.length) return [];
   const rules = [...new Set(denied.map((d) => d.rule))];
   return [
-    ...denied.map((d) => `error: rule ${d.rule} denies ${d.address} (${d.action}): ${d.outcome === 'error' ? 'error: ' : ''}${d.message}`),
+    ...denied.map(
+      (d) =>
+        `error: rule ${d.rule} denies ${d.address} (${d.action}): ${d.outcome === 'error' ? 'error: ' : ''}${d.message}`,
+    ),
     `error: ${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules; nothing may be written. Fix the documents or the rules, or let them through with ${rules.map((r) => `--allow ${r}=REASON`).join(' ')}`,
   ];
 }
@@ -57,5 +66,8 @@ export function deniedError(plan: Plan): UserError | undefined {
   const denied = denials(plan.rules);
   if (!denied.length) return undefined;
   const each = denied.map((d) => `rule ${d.rule} denies ${d.address} (${d.action})`).join('; ');
-  return new UserError(`${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`, { code: 'E_DENIED' });
+  return new UserError(
+    `${denied.length} change${denied.length === 1 ? '' : 's'} denied by guardrail rules, nothing was written: ${each} (--allow RULE=REASON lets a rule's denials through)`,
+    { code: 'E_DENIED' },
+  );
 }

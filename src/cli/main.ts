@@ -5,8 +5,7 @@ import { renderers, type Format } from '../report/formats.js';
 import type { Io } from './io.js';
 import { Secrets } from '../util/redact.js';
 import { tapedeckVersion } from '../version.js';
-
-const collect = (v: string, prev: string[] = []) => [...prev, v];
+import { collect, common, documentOptions, planning, platformOptions, validateOptions } from './option-groups.js';
 
 // Each command's modules load only when it runs: validate never loads the HTTP client, the planner or the emulator.
 // (A dynamic import of plan's modules once measured slower in the benchmark, which started its clock after the CLI's
@@ -27,60 +26,19 @@ const commands = {
   agent: () => import('./commands/agent.js'),
 };
 
-/** Where the documents' values come from, and how much to say when something breaks. */
-function documentOptions(cmd: Command): Command {
-  return cmd
-    .option('--env <name>', 'environment from the project file (env TAPEDECK_ENV)')
-    .option('--var <name=value>', 'set a variable (repeatable)', collect)
-    .option('--var-file <file>', 'YAML or JSON file of variables (repeatable)', collect)
-    .option('--debug', 'log each request (never the token) and show stack traces');
-}
-
-/** The platform, the token, the state and how requests are made: everything validate never uses. */
-const platformOptions = () => [
-  new Option('--base-url <url>', 'API base URL (env TAPEDECK_BASE_URL)'),
-  new Option('--token-file <file>', 'file holding the bearer token (else env TAPEDECK_TOKEN)'),
-  new Option('--state <file|url>', 'state file (default DIR/.tapedeck/<env>.state.json) or postgres:// URL (env TAPEDECK_STATE_URL)'),
-  new Option('--concurrency <n>', 'parallel requests at most (default 8; halved after a 429, regained as requests succeed)'),
-  new Option('--max-rps <n>', 'at most N requests reach the platform in any one second'),
-  new Option('--timeout <seconds>', 'per-request timeout (default 30)'),
-  new Option('--retries <n>', 'retries of a failed read or idempotent write (default 4)'),
-  new Option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)'),
-  new Option('--deadline <seconds>', 'the whole run: no request starts after this long (default 3600)'),
-  new Option('--insecure-http', 'allow plain http to a non-loopback host'),
-  new Option('--recreate-missing', 'plan a create for a resource the state knows but the platform does not have'),
-];
-
-function common(cmd: Command): Command {
-  for (const o of platformOptions()) cmd.addOption(o);
-  return documentOptions(cmd)
-    .option('--json', 'machine output on stdout')
-    .option('--format <format>', 'output: text, markdown (for pull-request comments) or json; plan and apply also github (rule findings as annotations)')
-    .option('--quiet', 'only the summary and errors');
-}
-
-/**
- * validate's help lists what it uses. The platform flags are still accepted, unlisted, so a script can pass the
- * same flags to validate and to plan; validate ignores them and sends nothing.
- */
-function validateOptions(cmd: Command): Command {
-  for (const o of [...platformOptions(), new Option('--quiet')]) cmd.addOption(o.hideHelp());
-  return documentOptions(cmd)
-    .option('--json', 'the issues as JSON on stdout (same as --format json)')
-    .option('--format <format>', 'the issues as text (default), json, github (GitHub Actions annotations) or markdown');
-}
-
-const planning = (cmd: Command) => cmd.option('--target <address>', 'only this resource (Kind/name, * globs) and what it references (repeatable)', collect)
-  .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply')
-  .option('--allow <rule=reason>', 'let a guardrail rule\'s denials through, recording why (repeatable)', collect);
-
 /**
  * The outside world with every output masked: whatever path a secret took towards stdout or stderr (a server's
  * echo, a document, an error message), it stops here. Secrets are registered as they are read (options.ts).
  */
 function maskingIo(io: Io): Io {
   const secrets = new Secrets();
-  return { ...io, out: (t) => io.out(secrets.mask(t)), err: (t) => io.err(secrets.mask(t)), secret: (v) => void secrets.add(v), mask: (t) => secrets.mask(t) };
+  return {
+    ...io,
+    out: (t) => io.out(secrets.mask(t)),
+    err: (t) => io.err(secrets.mask(t)),
+    secret: (v) => void secrets.add(v),
+    mask: (t) => secrets.mask(t),
+  };
 }
 
 export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
@@ -89,7 +47,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
   let format: Format = 'text';
   const debug = argv.includes('--debug');
   const program = new Command('tapedeck')
-    .description('Keep a streaming platform\'s setup in git: validate, plan and apply it.')
+    .description("Keep a streaming platform's setup in git: validate, plan and apply it.")
     .version(tapedeckVersion(), '--version', 'print the version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
@@ -100,84 +58,172 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
       format = json ? 'json' : asked && asked in renderers && asked !== 'github' ? (asked as Format) : 'text';
     });
 
-  validateOptions(program.command('validate [dir]').description('parse, schema-check and cross-check every document; sends no request'))
-    .action(async (dir, flags) => { code = await (await commands.validate()).validateCommand(dir, flags, io); });
-  planning(common(program.command('plan [dir]').description('read the live state and print the changes apply would make')))
+  validateOptions(
+    program
+      .command('validate [dir]')
+      .description('parse, schema-check and cross-check every document; sends no request'),
+  ).action(async (dir, flags) => {
+    code = await (await commands.validate()).validateCommand(dir, flags, io);
+  });
+  planning(
+    common(program.command('plan [dir]').description('read the live state and print the changes apply would make')),
+  )
     .option('--out <file>', 'also save the plan as JSON')
     .option('--detailed-exitcode', 'exit 2 when there are changes')
-    .action(async (dir, flags) => { code = await (await commands.plan()).planCommand(dir, flags, io); });
+    .action(async (dir, flags) => {
+      code = await (await commands.plan()).planCommand(dir, flags, io);
+    });
   planning(common(program.command('apply [dir]').description('plan, confirm, then write')))
     .option('--yes', 'do not ask for confirmation')
     .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
-    .action(async (dir, flags) => { code = await (await commands.apply()).applyCommand(dir, flags, io); });
-  program.command('show <file>').description('print a saved plan (plan --out FILE) as plan would; sends nothing, needs no token')
+    .action(async (dir, flags) => {
+      code = await (await commands.apply()).applyCommand(dir, flags, io);
+    });
+  program
+    .command('show <file>')
+    .description('print a saved plan (plan --out FILE) as plan would; sends nothing, needs no token')
     .option('--format <format>', 'output: text, markdown (for pull-request comments) or json')
     .option('--json', 'the plan JSON on stdout (same as --format json)')
     .option('--quiet', 'only the summary line')
-    .action(async (file, flags) => { code = (await commands.show()).showCommand(file, flags, io); });
-  const graph = program.command('graph [dir]')
-    .description('print the order apply would take as a diagram (Mermaid or Graphviz DOT): DIR planned as plan does, or a saved plan');
+    .action(async (file, flags) => {
+      code = (await commands.show()).showCommand(file, flags, io);
+    });
+  const graph = program
+    .command('graph [dir]')
+    .description(
+      'print the order apply would take as a diagram (Mermaid or Graphviz DOT): DIR planned as plan does, or a saved plan',
+    );
   for (const o of platformOptions()) graph.addOption(o);
   planning(documentOptions(graph))
     .option('--plan <file>', 'draw this saved plan (plan --out FILE) instead: sends nothing, needs no token')
     .option('--format <format>', 'mermaid (default) or dot')
-    .action(async (dir, flags) => { code = await (await commands.graph()).graphCommand(dir, flags, io); });
-  common(program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'))
+    .action(async (dir, flags) => {
+      code = await (await commands.graph()).graphCommand(dir, flags, io);
+    });
+  common(
+    program.command('export [dir]').description('write the live state of readable resources as documents (adoption)'),
+  )
     .option('--id <kind=id>', 'also export this resource (repeatable), e.g. Policy=org1/organization', collect)
-    .option('--project <id>', 'list only this project\'s resources')
-    .option('--portable', 'documents for another project: no server ids, the project and the ids of other resources as variables and references (vars.example.yaml lists them)')
+    .option('--project <id>', "list only this project's resources")
+    .option(
+      '--portable',
+      'documents for another project: no server ids, the project and the ids of other resources as variables and references (vars.example.yaml lists them)',
+    )
     .option('--force', 'no effect: export never overwrites a file (accepted for older scripts)')
-    .action(async (dir, flags) => { code = await (await commands.export()).exportCommand(dir, flags, io); });
-  common(program.command('import <address> <id> [dir]')
-    .description('bind an existing resource to a document\'s address in the state (Terraform\'s import)'))
+    .action(async (dir, flags) => {
+      code = await (await commands.export()).exportCommand(dir, flags, io);
+    });
+  common(
+    program
+      .command('import <address> <id> [dir]')
+      .description("bind an existing resource to a document's address in the state (Terraform's import)"),
+  )
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .action(async (address, id, dir, flags) => {
       code = await (await commands.import()).importCommand(address, id, dir, flags, io);
     });
   const state = program.command('state').description('inspect or edit the state of an environment');
-  common(state.command('list [dir]').description('the resources the state knows, with their ids'))
-    .action(async (dir, flags) => { code = await (await commands.state()).stateList(dir, flags, io); });
-  common(state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'))
+  common(state.command('list [dir]').description('the resources the state knows, with their ids')).action(
+    async (dir, flags) => {
+      code = await (await commands.state()).stateList(dir, flags, io);
+    },
+  );
+  common(
+    state.command('forget <address> [dir]').description('drop one resource from the state (e.g. one removed by hand)'),
+  )
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
-    .action(async (address, dir, flags) => { code = await (await commands.state()).stateForget(address, dir, flags, io); });
-  common(state.command('mv <old> <new> [dir]').description('move a resource to another address of its kind in the state (a renamed document)'))
+    .action(async (address, dir, flags) => {
+      code = await (await commands.state()).stateForget(address, dir, flags, io);
+    });
+  common(
+    state
+      .command('mv <old> <new> [dir]')
+      .description('move a resource to another address of its kind in the state (a renamed document)'),
+  )
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
-    .action(async (from, to, dir, flags) => { code = await (await commands.state()).stateMove(from, to, dir, flags, io); });
-  common(state.command('history [dir]').description('who wrote each version of the state, when, from where (database state)'))
+    .action(async (from, to, dir, flags) => {
+      code = await (await commands.state()).stateMove(from, to, dir, flags, io);
+    });
+  common(
+    state
+      .command('history [dir]')
+      .description('who wrote each version of the state, when, from where (database state)'),
+  )
     .option('--limit <n>', 'show at most this many versions, newest first (default 50)')
-    .action(async (dir, flags) => { code = await (await commands.stateVersions()).stateHistory(dir, flags, io); });
+    .action(async (dir, flags) => {
+      code = await (await commands.stateVersions()).stateHistory(dir, flags, io);
+    });
   common(state.command('pull [dir]').description('print the state JSON'))
     .option('--serial <n>', 'an earlier version, from the history (database state)')
-    .action(async (dir, flags) => { code = await (await commands.stateVersions()).statePull(dir, flags, io); });
-  common(state.command('push <file> [dir]').description('write a state file into the state (a file state into the database); never over a newer serial or another lineage'))
+    .action(async (dir, flags) => {
+      code = await (await commands.stateVersions()).statePull(dir, flags, io);
+    });
+  common(
+    state
+      .command('push <file> [dir]')
+      .description(
+        'write a state file into the state (a file state into the database); never over a newer serial or another lineage',
+      ),
+  )
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding the state')
     .option('--force', 'write it even over a newer serial, another lineage or environment')
-    .action(async (file, dir, flags) => { code = await (await commands.stateVersions()).statePush(file, dir, flags, io); });
-  common(state.command('migrate <from> [dir]').description('move a state (FROM: a file or postgres:// URL) to the environment and state this configuration uses now (--env, --state), rebinding it; nothing on the platform changes'))
-    .option('--from-env <name>', 'FROM\'s environment, for a database (default: --env)')
+    .action(async (file, dir, flags) => {
+      code = await (await commands.stateVersions()).statePush(file, dir, flags, io);
+    });
+  common(
+    state
+      .command('migrate <from> [dir]')
+      .description(
+        'move a state (FROM: a file or postgres:// URL) to the environment and state this configuration uses now (--env, --state), rebinding it; nothing on the platform changes',
+      ),
+  )
+    .option('--from-env <name>', "FROM's environment, for a database (default: --env)")
     .option('--lock-timeout <seconds>', 'wait this long for an apply holding either state')
-    .action(async (from, dir, flags) => { code = await (await commands.stateMigrate()).stateMigrate(from, dir, flags, io); });
-  const agent = program.command('agent').description('pull a repository and reconcile it every interval; /metrics, /healthz, /readyz, /status, /hooks/github')
+    .action(async (from, dir, flags) => {
+      code = await (await commands.stateMigrate()).stateMigrate(from, dir, flags, io);
+    });
+  const agent = program
+    .command('agent')
+    .description(
+      'pull a repository and reconcile it every interval; /metrics, /healthz, /readyz, /status, /hooks/github',
+    )
     .option('--repo <url>', 'the repository: https://, file:// or a local path')
     .option('--branch <name>', 'the branch to follow (default main)')
-    .option('--path <dir>', 'the configuration\'s directory in the repository (default .)')
+    .option('--path <dir>', "the configuration's directory in the repository (default .)")
     .option('--interval <duration>', 'time between runs: 5m (default), 30s, 200ms, 1h')
-    .option('--full-every <n>', 'every Nth run reads everything live (drift); the others only what changed (default 12)')
+    .option(
+      '--full-every <n>',
+      'every Nth run reads everything live (drift); the others only what changed (default 12)',
+    )
     .option('--auto-apply', 'apply what each run plans (default: only report)')
     .option('--listen <host:port>', 'address of the HTTP listener (default 127.0.0.1:9464)')
     .option('--webhook-secret-file <file>', 'the GitHub webhook secret (else env TAPEDECK_WEBHOOK_SECRET)')
-    .option('--notify <url>', 'POST a JSON notification here on drift, applied changes and failures (repeatable)', collect)
+    .option(
+      '--notify <url>',
+      'POST a JSON notification here on drift, applied changes and failures (repeatable)',
+      collect,
+    )
     .option('--log-format <format>', 'text (default) or json: one object per line');
   for (const o of platformOptions()) agent.addOption(o);
-  documentOptions(agent).action(async (flags) => { code = await (await commands.agent()).agentCommand(flags, io, stop); });
-  program.command('schema [kind]').description('print the JSON Schema of a document kind (no kind: list them)')
-    .action(async (kind) => { code = (await commands.schema()).schemaCommand(kind, io); });
-  program.command('emulator').description('run the local platform emulator')
+  documentOptions(agent).action(async (flags) => {
+    code = await (await commands.agent()).agentCommand(flags, io, stop);
+  });
+  program
+    .command('schema [kind]')
+    .description('print the JSON Schema of a document kind (no kind: list them)')
+    .action(async (kind) => {
+      code = (await commands.schema()).schemaCommand(kind, io);
+    });
+  program
+    .command('emulator')
+    .description('run the local platform emulator')
     .option('--port <n>', 'port (0: any free one)', '8080')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--seed <file>', 'seed data (YAML or JSON)')
-    .addOption(new Option('--token <token>', 'accepted bearer token (repeatable; default dev-token)').argParser(collect))
+    .addOption(
+      new Option('--token <token>', 'accepted bearer token (repeatable; default dev-token)').argParser(collect),
+    )
     .option('--data <file>', 'persist the store in this file')
     .option('--latency <ms>', 'delay every response')
     .option('--fault-rate <r>', 'share of requests that fail (0..1)')
@@ -185,8 +231,14 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--fault-on <which>', 'all requests (default) or only writes')
     .option('--retry-after <seconds>', 'Retry-After of injected 429s', '1')
     .option('--max-page-size <n>', 'cap list pages below 1000, as the live API does')
-    .option('--rate-limit <rps>', 'answer 429 past RPS requests a second (token bucket, burst RPS); /PREFIX=RPS limits the paths under PREFIX (repeatable)', collect)
-    .action(async (flags) => { code = await (await commands.emulator()).emulatorCommand(flags, io, stop); });
+    .option(
+      '--rate-limit <rps>',
+      'answer 429 past RPS requests a second (token bucket, burst RPS); /PREFIX=RPS limits the paths under PREFIX (repeatable)',
+      collect,
+    )
+    .action(async (flags) => {
+      code = await (await commands.emulator()).emulatorCommand(flags, io, stop);
+    });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -196,13 +248,16 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
       return e.exitCode === 0 ? 0 : 1;
     }
     // Problems already printed in the chosen format are not printed again; any other failure is, in it too.
-    if (!(e instanceof TapedeckError && e.printed)) io.out(renderers[format].failure(e instanceof Reported ? e.errors : [e]));
+    if (!(e instanceof TapedeckError && e.printed))
+      io.out(renderers[format].failure(e instanceof Reported ? e.errors : [e]));
     if (e instanceof Reported) return 1;
     if (e instanceof TapedeckError) {
       io.err(`error: ${e.line()}\n`);
       return 1;
     }
-    io.err(`internal error: ${(e as Error).message}${debug ? `\n${(e as Error).stack}` : ' (run with --debug for details)'}\n`);
+    io.err(
+      `internal error: ${(e as Error).message}${debug ? `\n${(e as Error).stack}` : ' (run with --debug for details)'}\n`,
+    );
     return 1;
   }
 }

@@ -3,19 +3,18 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FORMATS, renderers, type Format, type IssueFormat } from '../report/formats.js';
-import { readBounded } from '../util/files.js';
 import { alreadyPrinted, Reported, TapedeckError, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
-import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
-import { isObject } from '../schema/values.js';
-import { formatIssue } from '../report/text.js';
 import type { Io } from './io.js';
 import { parseTargets } from './targets.js';
-import type { Allowance, Issue, SourceDoc } from '../types.js';
+import type { Allowance, SourceDoc } from '../types.js';
 import { parseAllowances } from '../rules/allow.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
+import { parseVars, positiveInt, readToken, readVarFile, refreshMode, type RefreshMode } from './flag-values.js';
+
+export { MAX_TOKEN_FILE_BYTES, parseVars, positiveInt, REFRESH_MODES, type RefreshMode } from './flag-values.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -89,85 +88,25 @@ export interface RunOptions {
   tokenSource: string;
 }
 
-export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new UserError(`${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-export function parseVars(list: string[] = []): Record<string, unknown> {
-  const vars: Record<string, unknown> = {};
-  for (const item of list) {
-    const eq = item.indexOf('=');
-    if (eq < 1) throw new UserError(`--var takes NAME=VALUE, not ${JSON.stringify(item)}`);
-    vars[item.slice(0, eq)] = item.slice(eq + 1);
-  }
-  return vars;
-}
-
-/** A token file is a few hundred bytes; reading stops past this, so `--token-file /dev/zero` cannot hang a run. */
-export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
-
-/** A file named by a flag, read with a bound; `what` names it in messages, `is` says what it should have been. */
-function readFlagFile(file: string, cwd: string, max: number, what: string, is: string): string {
-  let bytes: Buffer | undefined;
-  try {
-    bytes = readBounded(resolve(cwd, file), max);
-  } catch (e) {
-    throw new UserError(`cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
-  }
-  if (!bytes) throw new UserError(`${what} is over ${max >= 1 << 20 ? `${max} bytes` : `${max / 1024} KiB`}: that is not ${is}`, { code: 'E_INPUT' });
-  return bytes.toString('utf8');
-}
-
-/** A variables file, read by the same YAML path as the documents (depth, alias and directive rules included). */
-function readVarFile(path: string, cwd: string): Record<string, unknown> {
-  const text = readFlagFile(path, cwd, MAX_FILE_BYTES, `--var-file ${path}`, 'a variables file');
-  const issues: Issue[] = [];
-  const docs = parseFile(text, path, issues);
-  const problem = issues.find((i) => i.severity === 'error');
-  if (problem) throw new UserError(`--var-file ${formatIssue(problem)}`, { code: 'E_INPUT' });
-  if (docs.length !== 1 || !isObject(docs[0].value)) throw new UserError(`--var-file ${path}: must be one mapping of variable names to values`, { code: 'E_INPUT' });
-  return docs[0].value;
-}
-
-/**
- * The token, refused at once (naming where it came from, never its value) when a header cannot carry it: a line
- * break or another control character would otherwise fail every request, each retried, or split the header.
- */
-function readToken(tokenFile: string | undefined, io: Io): string {
-  const source = tokenFile ? `token file ${tokenFile}` : 'TAPEDECK_TOKEN';
-  const t = (tokenFile ? readFlagFile(tokenFile, io.cwd, MAX_TOKEN_FILE_BYTES, `token file ${tokenFile}`, 'a token') : io.env.TAPEDECK_TOKEN ?? '').trim();
-  io.secret?.(t);
-  if (!t) throw new UserError(tokenFile ? `token file ${tokenFile} is empty` : 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE');
-  if (/[^\x21-\x7e]/.test(t)) {
-    const what = /[\r\n]/.test(t) ? 'a line break' : /[\x00-\x1f\x7f]/.test(t) ? 'a control character' : /\s/.test(t) ? 'a space' : 'a character outside ASCII';
-    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`, { code: 'E_INPUT' });
-  }
-  return t;
-}
-
 /**
  * What stdout carries: `format` for plans and apply results, `issueFormat` for the issues found in the input.
  * `github` (annotations) is for validate's issues, and plan's and apply's guardrail findings (their plans are text).
  */
-export function outputFormats(f: Pick<CommonFlags, 'format' | 'json'>, allowed: readonly IssueFormat[] = FORMATS): { format: Format; issueFormat: IssueFormat } {
+export function outputFormats(
+  f: Pick<CommonFlags, 'format' | 'json'>,
+  allowed: readonly IssueFormat[] = FORMATS,
+): { format: Format; issueFormat: IssueFormat } {
   const format = f.format ?? 'text';
-  if (format === 'github' && !allowed.includes('github')) throw new UserError('--format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json');
-  if (!(allowed as readonly string[]).includes(format)) throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
-  if (f.json && f.format && format !== 'json') throw new UserError(`--json and --format ${format} both choose the output: pass one`);
+  if (format === 'github' && !allowed.includes('github'))
+    throw new UserError(
+      '--format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json',
+    );
+  if (!(allowed as readonly string[]).includes(format))
+    throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
+  if (f.json && f.format && format !== 'json')
+    throw new UserError(`--json and --format ${format} both choose the output: pass one`);
   const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
   return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
-}
-
-/** --refresh: every document read (full, the default), or only those changed since the last apply. */
-export const REFRESH_MODES = ['full', 'changed'] as const;
-export type RefreshMode = (typeof REFRESH_MODES)[number];
-
-/** --refresh full (the default) or changed. */
-function refreshMode(raw: string | undefined): RefreshMode {
-  if (raw === undefined || (REFRESH_MODES as readonly string[]).includes(raw)) return (raw ?? 'full') as RefreshMode;
-  throw new UserError(`--refresh must be ${REFRESH_MODES.join(' or ')}, not ${JSON.stringify(raw)}`);
 }
 
 const isFile = (path: string) => {
@@ -183,15 +122,24 @@ const isFile = (path: string) => {
  * the name is `default`, and a project that does not define it would be run without its variables, base URL and
  * state file (a plan would then create everything again), so that is refused too, naming the choices.
  */
-function environment(project: Project | undefined, file: string, f: CommonFlags, io: Io): { envName: string; env?: Environment } {
+function environment(
+  project: Project | undefined,
+  file: string,
+  f: CommonFlags,
+  io: Io,
+): { envName: string; env?: Environment } {
   const chosen = f.env ?? io.env.TAPEDECK_ENV;
   const envName = chosen ?? 'default';
-  if (!/^[A-Za-z0-9_-]+$/.test(envName)) throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
+  if (!/^[A-Za-z0-9_-]+$/.test(envName))
+    throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);
   const envs = project?.environments ?? {};
   const known = Object.keys(envs);
   // Without environments in a project file, a name only chooses the state file.
   if (!known.length || Object.hasOwn(envs, envName)) return { envName, env: envs[envName] };
-  if (chosen === undefined) throw new UserError(`an environment is needed: ${file} defines ${known.join(', ')}; choose one with --env NAME (or TAPEDECK_ENV)`);
+  if (chosen === undefined)
+    throw new UserError(
+      `an environment is needed: ${file} defines ${known.join(', ')}; choose one with --env NAME (or TAPEDECK_ENV)`,
+    );
   throw new UserError(`unknown environment ${JSON.stringify(envName)} (the project file defines: ${known.join(', ')})`);
 }
 
@@ -215,7 +163,12 @@ export function collectProblems(): { problems: TapedeckError[]; check: <T>(rule:
  * chosen issue format), then one line per other problem. The documents are not checked when any is found: their
  * variables and endpoints come from what failed here, so their errors would mislead.
  */
-export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io, { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {}): RunOptions {
+export function buildOptions(
+  dirArg: string | undefined,
+  f: CommonFlags,
+  io: Io,
+  { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {},
+): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
   io.secret?.(io.env.TAPEDECK_TOKEN?.trim() ?? '');
@@ -223,13 +176,26 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const { problems, check } = collectProblems();
   const output = check(() => outputFormats(f, formats));
   const notDir = isFile(dir);
-  if (notDir) problems.push(new UserError(`${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' }));
-  const { project, source: projectSource, file, issues } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
+  if (notDir)
+    problems.push(
+      new UserError(
+        `${dirArg} is not a directory: give the directory that holds the documents (every *.yaml/*.yml below it is read)`,
+        { code: 'E_INPUT' },
+      ),
+    );
+  const {
+    project,
+    source: projectSource,
+    file,
+    issues,
+  } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
   const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
   const { registry, problems: endpoints } = withOverrides(project?.endpoints);
-  if (endpoints.length) problems.push(new UserError(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`, { code: 'E_VALIDATION' }));
+  if (endpoints.length)
+    problems.push(new UserError(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`, { code: 'E_VALIDATION' }));
   const defaults = project?.defaults ?? {};
-  const number = (name: string, raw: string | undefined, fallback: number, min = 1) => check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
+  const number = (name: string, raw: string | undefined, fallback: number, min = 1) =>
+    check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
   const maxRps = f.maxRps === undefined ? defaults.max_rps : number('--max-rps', f.maxRps, 1);
   const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
@@ -240,10 +206,18 @@ export function buildOptions(dirArg: string | undefined, f: CommonFlags, io: Io,
   const allow = check(() => parseAllowances(f.allow)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
-  const state = chosen && (readsState ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env)) : defaultState(dir, chosen.envName));
+  const state =
+    chosen &&
+    (readsState
+      ? check(() => stateLocation(f, io, dir, chosen.envName, chosen.env))
+      : defaultState(dir, chosen.envName));
   // Variables: the environment's vars, overridden by --var, overridden by --var-file (later sources win).
   const vars = { ...(chosen?.env?.vars ?? {}), ...check(() => parseVars(f.var)) };
-  for (const varFile of f.varFile ?? []) Object.assign(vars, check(() => readVarFile(varFile, io.cwd)));
+  for (const varFile of f.varFile ?? [])
+    Object.assign(
+      vars,
+      check(() => readVarFile(varFile, io.cwd)),
+    );
   if (issues.length || problems.length || !output || !chosen || !state) {
     // A machine format says the run failed, whatever failed: a JSON that said "valid" would be believed.
     const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues, problems });

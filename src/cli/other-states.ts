@@ -25,7 +25,8 @@ export function otherStates(opts: RunOptions, io: Io): string[] {
   const here = opts.state.kind === 'file' ? resolve(opts.state.path) : undefined;
   const files = new Set<string>();
   const folder = join(opts.dir, '.tapedeck');
-  if (existsSync(folder)) for (const f of readdirSync(folder)) if (f.endsWith('.state.json')) files.add(join(folder, f));
+  if (existsSync(folder))
+    for (const f of readdirSync(folder)) if (f.endsWith('.state.json')) files.add(join(folder, f));
   const urls: string[] = [];
   for (const env of Object.values(opts.project?.environments ?? {})) {
     if (!env.state) continue;

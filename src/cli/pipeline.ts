@@ -24,7 +24,8 @@ import { planConfigurationHash, selectTargets, targeted } from './targets.js';
 
 /** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
 export function baseUrl(opts: RunOptions, warn: (m: string) => void = () => {}): URL {
-  if (!opts.baseUrl) throw new UserError('no base URL: pass --base-url, set TAPEDECK_BASE_URL, or choose an environment with --env');
+  if (!opts.baseUrl)
+    throw new UserError('no base URL: pass --base-url, set TAPEDECK_BASE_URL, or choose an environment with --env');
   return checkBaseUrl(opts.baseUrl, opts.insecureHttp, warn);
 }
 
@@ -55,12 +56,22 @@ export interface Planned {
 }
 
 /** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
-async function readDocuments(docs: Document[], state: State, client: Client, opts: RunOptions, io: Io, knownId?: (a: string) => string | undefined) {
+async function readDocuments(
+  docs: Document[],
+  state: State,
+  client: Client,
+  opts: RunOptions,
+  io: Io,
+  knownId?: (a: string) => string | undefined,
+) {
   const registry = opts.registry;
   const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
   const { observed, failures, liveListed, notRead } = await readLive(planReads(docs, registry, state), client, state, {
-    concurrency: opts.concurrency, recreateMissing: opts.recreateMissing, knownId,
-    keep: planProjection(registry, state), onRead: () => reading.tick(),
+    concurrency: opts.concurrency,
+    recreateMissing: opts.recreateMissing,
+    knownId,
+    keep: planProjection(registry, state),
+    onRead: () => reading.tick(),
   });
   reading.done();
   collectPhaseGarbage();
@@ -71,11 +82,16 @@ async function readDocuments(docs: Document[], state: State, client: Client, opt
       if (stop) throw new UserError(stop, { code: errorCode(f.error) });
     }
     // A problem located in a document starts with its file:line:col (and names the address itself).
-    const errors = failures.map((f) => (f.error instanceof TapedeckError && f.error.where
-      ? f.error
-      : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) })));
+    const errors = failures.map((f) =>
+      f.error instanceof TapedeckError && f.error.where
+        ? f.error
+        : new TapedeckError(`${f.address}: ${errorLine(f.error)}`, { code: errorCode(f.error) }),
+    );
     for (const e of errors) io.err(`${e.line()}\n`);
-    if (notRead) io.err(`${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`);
+    if (notRead)
+      io.err(
+        `${notRead} more document${notRead === 1 ? ' was' : 's were'} not read: the platform cannot be used as it is (see above)\n`,
+      );
     throw new Reported(withNewStateHint(errors, state, opts, io));
   }
   return { observed, liveListed };
@@ -93,7 +109,9 @@ function withNewStateHint(errors: TapedeckError[], state: State, opts: RunOption
     ? `this state is new (it records no resource), and another state of this configuration records resources: ${others.join(', ')}. If it records these, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.`
     : 'this state is new (it records no resource) and no other state of this configuration is in sight: if another state records these resources, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.';
   io.err(`note: ${hint}\n`);
-  return errors.map((e) => (e.code === 'E_DUPLICATE' ? new TapedeckError(e.message, { code: e.code, where: e.where, hint }) : e));
+  return errors.map((e) =>
+    e.code === 'E_DUPLICATE' ? new TapedeckError(e.message, { code: e.code, where: e.where, hint }) : e,
+  );
 }
 
 /** What a plan reads and plans: `read` is read, `planned` gets a change each (`trusted` are taken as observed,
@@ -109,13 +127,22 @@ export interface Reading {
 }
 
 /** Reads the documents to read and plans the planned ones (planFrom). */
-export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, io: Io): Promise<Pick<Plan, 'changes' | 'summary'>> {
+export async function readAndPlan(
+  r: Reading,
+  client: Client,
+  opts: RunOptions,
+  io: Io,
+): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const { knownId } = r;
   const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
   return planFrom({
-    documents: r.planned, declared: r.all ?? false, observations: { read: observed, trusted: r.trusted, knownId, liveListed },
-    state, registry: opts.registry, releasable: targeted(opts.targets),
+    documents: r.planned,
+    declared: r.all ?? false,
+    observations: { read: observed, trusted: r.trusted, knownId, liveListed },
+    state,
+    registry: opts.registry,
+    releasable: targeted(opts.targets),
   });
 }
 
@@ -125,26 +152,40 @@ export async function readAndPlan(r: Reading, client: Client, opts: RunOptions, 
  * it is. `allow`: the allowances for the rules (default: --allow). With `--refresh changed` only the documents
  * changed since the last apply are read (remote/refresh.ts).
  */
-export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {}): Promise<Planned> {
-  const config = loaded.config ?? await loadConfiguration(opts, io);
+export async function makePlan(
+  opts: RunOptions,
+  io: Io,
+  loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {},
+): Promise<Planned> {
+  const config = loaded.config ?? (await loadConfiguration(opts, io));
   const { docs: all, left } = config;
   const state = loaded.state instanceof State ? loaded.state : await (loaded.state ?? (() => readState(opts, io)))();
   const adopted = state.bindTo({ origin: baseUrl(opts).origin, environment: opts.envName }, opts.configuration);
   if (adopted) io.err(`note: ${adopted}\n`);
   // --target: only what the targets name and what that references is read and planned; every document was checked.
   const docs = selectTargets(all, opts.targets, () => state.managedAddresses(), opts.registry);
-  const { read, trusted, known } = opts.refresh === 'changed' ? changedSinceApply(docs, opts.registry, state) : { read: docs, trusted: undefined, known: undefined };
+  const { read, trusted, known } =
+    opts.refresh === 'changed'
+      ? changedSinceApply(docs, opts.registry, state)
+      : { read: docs, trusted: undefined, known: undefined };
   const client = makeClient(opts, io);
   try {
     // The documents taken from the state get no change each: `refresh.not_read` stands for them.
-    const { changes, summary } = await readAndPlan({ read, planned: read, all, state, trusted, knownId: known && ((a) => known.get(a)) }, client, opts, io);
+    const { changes, summary } = await readAndPlan(
+      { read, planned: read, all, state, trusted, knownId: known && ((a) => known.get(a)) },
+      client,
+      opts,
+      io,
+    );
     const plan: Plan = {
       format_version: 1,
       tapedeck_version: tapedeckVersion(),
       environment: { name: opts.envName, base_url: client.opts.baseUrl },
       state: state.ref(),
       // A new state and creates: every one of them may be a duplicate of a resource another state records.
-      ...(summary.create && !Object.keys(state.data.resources).length ? { new_state: { others: otherStates(opts, io) } } : {}),
+      ...(summary.create && !Object.keys(state.data.resources).length
+        ? { new_state: { others: otherStates(opts, io) } }
+        : {}),
       configuration_hash: planConfigurationHash(docs, opts.targets),
       ...(opts.targets.length ? { targets: opts.targets } : {}),
       ...(known ? { refresh: { mode: 'changed' as const, not_read: known.size } } : {}),
@@ -167,7 +208,12 @@ export async function makePlan(opts: RunOptions, io: Io, loaded: { config?: Conf
  * plan's changes are applied (creates exactly once, the state saved after each). `command` names the writer in the
  * database state's history.
  */
-export async function applyPlanned({ plan, state, client }: Planned, opts: RunOptions, command: string, extra: Omit<ApplyOptions, 'concurrency'> = {}): Promise<ApplyResult> {
+export async function applyPlanned(
+  { plan, state, client }: Planned,
+  opts: RunOptions,
+  command: string,
+  extra: Omit<ApplyOptions, 'concurrency'> = {},
+): Promise<ApplyResult> {
   // A guardrail's denial that no --allow covers: nothing is written, whoever applies (the apply command says so
   // before it asks; the agent reports it).
   refuseDenied(plan);

@@ -21,13 +21,22 @@ import { planConfigurationHash, selectTargets } from './targets.js';
  * configuration, state serial) is checked before anything is read: another environment's URL may not even answer.
  * The documents are loaded in here so that they are not held while the plan is applied.
  */
-export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunOptions, io: Io): Promise<Planned | { stale: string[] }> {
+export async function remakeSaved(
+  saved: Plan,
+  backend: StateBackend,
+  opts: RunOptions,
+  io: Io,
+): Promise<Planned | { stale: string[] }> {
   const config = await loadConfiguration(opts, io);
   const { docs } = config;
   const state = await State.open(backend);
   const url = baseUrl(opts);
   const planned = selectTargets(docs, opts.targets, () => state.managedAddresses(), opts.registry);
-  const before = mismatches(saved, { environment: { name: opts.envName, base_url: url.href }, configuration_hash: planConfigurationHash(planned, opts.targets), state: state.ref() });
+  const before = mismatches(saved, {
+    environment: { name: opts.envName, base_url: url.href },
+    configuration_hash: planConfigurationHash(planned, opts.targets),
+    state: state.ref(),
+  });
   if (before.length) return { stale: before };
   state.bindTo({ origin: url.origin, environment: opts.envName }, opts.configuration);
   const writes = saved.changes.filter((c) => c.request);
@@ -40,15 +49,33 @@ export async function remakeSaved(saved: Plan, backend: StateBackend, opts: RunO
   const creates = writes.some((c) => c.action === 'create' || c.action === 'replace');
   const client = makeClient(opts, io);
   try {
-    const { changes } = await readAndPlan({ read: toRead, planned: toRead, all: creates ? docs : undefined, state, knownId: (a) => ids.get(a) ?? state.idOf(a) }, client, opts, io);
+    const { changes } = await readAndPlan(
+      {
+        read: toRead,
+        planned: toRead,
+        all: creates ? docs : undefined,
+        state,
+        knownId: (a) => ids.get(a) ?? state.idOf(a),
+      },
+      client,
+      opts,
+      io,
+    );
     const fresh = new Map(changes.filter((c) => written.has(c.address)).map((c) => [c.address, c]));
-    const stale = changeDifferences({ ...saved, changes: writes }, { ...saved, changes: [...fresh.values()].map(maskChange) });
+    const stale = changeDifferences(
+      { ...saved, changes: writes },
+      { ...saved, changes: [...fresh.values()].map(maskChange) },
+    );
     if (stale.length) {
       await client.close();
       return { stale };
     }
     // The writes as made now hold the values of sensitive fields; the saved plan shows what was reviewed.
-    const plan: Plan = { ...saved, changes: saved.changes.map((c) => fresh.get(c.address) ?? c), requests: { reads: client.counts.reads } };
+    const plan: Plan = {
+      ...saved,
+      changes: saved.changes.map((c) => fresh.get(c.address) ?? c),
+      requests: { reads: client.counts.reads },
+    };
     // The rules as they are now, on the changes as reviewed; what the reviewed plan allowed stays allowed.
     const planned = { plan, shown: saved, state, client };
     guardPlan(planned, config, opts, state, mergeAllowances(saved.rules?.allowances ?? [], opts.allow));

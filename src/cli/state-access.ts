@@ -7,7 +7,12 @@ import type { Io } from './io.js';
 import { positiveInt, type RunOptions } from './options.js';
 
 export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
-  return openBackend(opts.state, { configuration: opts.configuration, environment: opts.envName, writer: writerOf(io.env), timeoutMs: opts.timeoutMs });
+  return openBackend(opts.state, {
+    configuration: opts.configuration,
+    environment: opts.envName,
+    writer: writerOf(io.env),
+    timeoutMs: opts.timeoutMs,
+  });
 }
 
 /** Runs `use` with the backend open, and closes it after, whatever happens. */
@@ -21,10 +26,16 @@ export async function withBackend<T>(opts: RunOptions, io: Io, use: (backend: St
 }
 
 /** The state as it is now, without its lock (a plan, a listing): nothing is written through it. */
-export const readState = (opts: RunOptions, io: Io): Promise<State> => withBackend(opts, io, (backend) => State.open(backend));
+export const readState = (opts: RunOptions, io: Io): Promise<State> =>
+  withBackend(opts, io, (backend) => State.open(backend));
 
 /** Runs `use` holding the state's lock (waiting up to --lock-timeout); the state is read by `use`, under it. */
-export function withStateLock<T>(opts: RunOptions, io: Io, lockTimeout: string | undefined, use: (backend: StateBackend) => Promise<T>): Promise<T> {
+export function withStateLock<T>(
+  opts: RunOptions,
+  io: Io,
+  lockTimeout: string | undefined,
+  use: (backend: StateBackend) => Promise<T>,
+): Promise<T> {
   const timeoutMs = positiveInt('--lock-timeout', lockTimeout, 0, 0) * 1000;
   return withBackend(opts, io, async (backend) => {
     await backend.lock(timeoutMs);

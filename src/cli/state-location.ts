@@ -8,7 +8,10 @@ import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecr
 import type { Io } from './io.js';
 import type { CommonFlags } from './options.js';
 
-export const defaultState = (dir: string, envName: string): StateLocation => ({ kind: 'file', path: join(dir, '.tapedeck', `${envName}.state.json`) });
+export const defaultState = (dir: string, envName: string): StateLocation => ({
+  kind: 'file',
+  path: join(dir, '.tapedeck', `${envName}.state.json`),
+});
 
 /**
  * Where the state is: --state (a file or a postgres:// URL), else TAPEDECK_STATE_URL, else the environment's
@@ -36,12 +39,21 @@ export function namedState(raw: string, from: string, io: Io): StateLocation {
   return { kind: 'file', path: resolve(io.cwd, raw) };
 }
 
-export function stateLocation(f: CommonFlags, io: Io, dir: string, envName: string, env: Environment | undefined): StateLocation {
+export function stateLocation(
+  f: CommonFlags,
+  io: Io,
+  dir: string,
+  envName: string,
+  env: Environment | undefined,
+): StateLocation {
   if (f.state) return namedState(f.state, '--state', io);
   const url = io.env.TAPEDECK_STATE_URL;
   if (url) {
     notMistyped(url, 'TAPEDECK_STATE_URL', io);
-    if (!isPostgresUrl(url)) throw new UserError('TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)');
+    if (!isPostgresUrl(url))
+      throw new UserError(
+        'TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)',
+      );
     return database(url, 'TAPEDECK_STATE_URL', io);
   }
   if (!env?.state) return defaultState(dir, envName);

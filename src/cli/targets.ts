@@ -13,7 +13,10 @@ const PATTERN = /^[A-Za-z*]+\/[A-Za-z0-9_.*-]+$/;
 /** The --target values, checked, each once, in the order given. */
 export function parseTargets(list: string[] = []): string[] {
   for (const t of list) {
-    if (!PATTERN.test(t)) throw new UserError(`--target takes an address Kind/name, where * stands for any text (Offer/premium, Offer/*, */basic), not ${JSON.stringify(t)}`);
+    if (!PATTERN.test(t))
+      throw new UserError(
+        `--target takes an address Kind/name, where * stands for any text (Offer/premium, Offer/*, */basic), not ${JSON.stringify(t)}`,
+      );
   }
   return [...new Set(list)];
 }
@@ -31,13 +34,20 @@ export function targeted(targets: string[]): (address: string) => boolean {
  * target may name alone (to release an entry no document declares any more); asked only where there are targets
  * (100,000 of them are not listed for nothing). A target naming nothing is an error.
  */
-export function selectTargets(docs: Document[], targets: string[], known: () => string[], registry: Registry): Document[] {
+export function selectTargets(
+  docs: Document[],
+  targets: string[],
+  known: () => string[],
+  registry: Registry,
+): Document[] {
   if (!targets.length) return docs;
   const addresses = known();
   for (const t of targets) {
     const one = targeted([t]);
     if (!docs.some((d) => one(d.address)) && !addresses.some(one)) {
-      throw new UserError(`--target ${t} matches no document and no resource in the state (addresses are Kind/name, e.g. Offer/premium; names are case-sensitive)`);
+      throw new UserError(
+        `--target ${t} matches no document and no resource in the state (addresses are Kind/name, e.g. Offer/premium; names are case-sensitive)`,
+      );
     }
   }
   const graph = dependencyGraph(docs);
@@ -66,7 +76,9 @@ function handoverCandidates(docs: Document[], registry: Registry): Map<string, s
   for (const d of docs) {
     for (const u of registry.get(d.kind)?.uniqueWhen ?? []) {
       if (d.spec[u.when] !== true) continue;
-      const givers = docs.filter((x) => x.kind === d.kind && x.spec[u.when] === false && u.fields.every((f) => x.spec[f] === d.spec[f]));
+      const givers = docs.filter(
+        (x) => x.kind === d.kind && x.spec[u.when] === false && u.fields.every((f) => x.spec[f] === d.spec[f]),
+      );
       if (givers.length) out.set(d.address, [...(out.get(d.address) ?? []), ...givers.map((x) => x.address)]);
     }
   }
@@ -79,5 +91,9 @@ function handoverCandidates(docs: Document[], registry: Registry): Map<string, s
  */
 export function planConfigurationHash(docs: Document[], targets: string[]): string {
   const hash = configurationHash(docs);
-  return targets.length ? createHash('sha256').update(JSON.stringify([hash, [...targets].sort()])).digest('hex') : hash;
+  return targets.length
+    ? createHash('sha256')
+        .update(JSON.stringify([hash, [...targets].sort()]))
+        .digest('hex')
+    : hash;
 }

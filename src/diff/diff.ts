@@ -73,7 +73,12 @@ export function overlay(field: Field, live: Json | undefined, desired: Json | un
 }
 
 /** The managed fields of a spec as path -> normalised value (null: managed as unset), the paths a mask would use. */
-export function managedFields(model: Field, spec: JsonObject, prefix = '', out: Record<string, Json> = {}): Record<string, Json> {
+export function managedFields(
+  model: Field,
+  spec: JsonObject,
+  prefix = '',
+  out: Record<string, Json> = {},
+): Record<string, Json> {
   for (const [name, v] of Object.entries(spec)) {
     const f = model.props?.[name];
     if (!f || f.readOnly || f.secret) continue;

@@ -24,7 +24,11 @@ const LCS_CELLS = 250_000;
  * The changes inside `before` → `after` when both are arrays or both are objects (an empty list otherwise: the
  * value is shown whole). Values are normalised ones, as the diff holds them.
  */
-export function elementChanges(field: Field | undefined, before: Json | undefined, after: Json | undefined): ElementChange[] {
+export function elementChanges(
+  field: Field | undefined,
+  before: Json | undefined,
+  after: Json | undefined,
+): ElementChange[] {
   const both = (Array.isArray(before) && Array.isArray(after)) || (isObject(before) && isObject(after));
   if (!both || field?.money) return [];
   const out: ElementChange[] = [];
@@ -32,7 +36,13 @@ export function elementChanges(field: Field | undefined, before: Json | undefine
   return out;
 }
 
-function diffValue(field: Field | undefined, b: Json | undefined, a: Json | undefined, at: string, out: ElementChange[]): void {
+function diffValue(
+  field: Field | undefined,
+  b: Json | undefined,
+  a: Json | undefined,
+  at: string,
+  out: ElementChange[],
+): void {
   if (deepEqual(b ?? null, a ?? null)) return;
   if (field?.money || !((Array.isArray(b) && Array.isArray(a)) || (isObject(b) && isObject(a)))) {
     out.push({ op: 'change', at, before: b, after: a, ...(field ? { field } : {}) });
@@ -58,14 +68,21 @@ function diffArray(field: Field | undefined, b: Json[], a: Json[], at: string, o
   const items = field?.items;
   const start = out.length;
   const pos: number[] = [];
-  const emit = (p: number, c: ElementChange) => { out.push(c); pos.push(p); };
+  const emit = (p: number, c: ElementChange) => {
+    out.push(c);
+    pos.push(p);
+  };
   if (field?.key && items) keyed(field.key, items, !!field.set, b, a, at, emit);
   else if (field?.set) {
     // A set's members come and go, in the sorted order the set is kept in; where they stood means nothing.
     const [bs, as] = [new Set(b.map(stableStringify)), new Set(a.map(stableStringify))];
     const rank = new Map([...new Set([...bs, ...as])].sort().map((s, n) => [s, n]));
-    for (const x of b) if (!as.has(stableStringify(x))) emit(rank.get(stableStringify(x))!, { op: 'remove', at, before: x, ...fieldOf(items) });
-    for (const x of a) if (!bs.has(stableStringify(x))) emit(rank.get(stableStringify(x))!, { op: 'add', at, after: x, ...fieldOf(items) });
+    for (const x of b)
+      if (!as.has(stableStringify(x)))
+        emit(rank.get(stableStringify(x))!, { op: 'remove', at, before: x, ...fieldOf(items) });
+    for (const x of a)
+      if (!bs.has(stableStringify(x)))
+        emit(rank.get(stableStringify(x))!, { op: 'add', at, after: x, ...fieldOf(items) });
   } else aligned(items, b, a, at, emit);
   // Stable sort by position in the desired value: removals stand after what stood before them.
   const mine = out.splice(start).map((c, i) => ({ c, p: pos[i], i }));
@@ -116,7 +133,9 @@ function keyed(key: string[], items: Field, set: boolean, b: Json[], a: Json[], 
 function keyLabel(key: string[], x: Json, n: number): string {
   const parts = key.flatMap((p) => {
     const v = valueAt(x, p);
-    return v === undefined ? [] : [`${p.split('.').pop()}=${typeof v === 'string' && /^[\w.:/-]+$/.test(v) ? v : JSON.stringify(v)}`];
+    return v === undefined
+      ? []
+      : [`${p.split('.').pop()}=${typeof v === 'string' && /^[\w.:/-]+$/.test(v) ? v : JSON.stringify(v)}`];
   });
   const named = parts.length ? parts.join(', ') : `${key.map((p) => p.split('.').pop()).join(', ')} unset`;
   return `[${named}${n > 1 ? `, #${n}` : ''}]`;
@@ -131,10 +150,12 @@ const SHORT_LIST = 80;
  * For whole values that a create sets or an element added or removed brings: they read like an update's rows.
  */
 export function leaves(field: Field | undefined, v: Json | undefined, at: string): ElementChange[] {
-  if (field?.money || v === null || v === undefined || typeof v !== 'object') return [{ op: 'change', at, after: v, ...fieldOf(field) }];
+  if (field?.money || v === null || v === undefined || typeof v !== 'object')
+    return [{ op: 'change', at, after: v, ...fieldOf(field) }];
   if (Array.isArray(v)) {
     const plain = v.every((x) => x === null || typeof x !== 'object');
-    if (!v.length || (plain && JSON.stringify(v).length <= SHORT_LIST)) return [{ op: 'change', at, after: v, ...fieldOf(field) }];
+    if (!v.length || (plain && JSON.stringify(v).length <= SHORT_LIST))
+      return [{ op: 'change', at, after: v, ...fieldOf(field) }];
     const seen = new Map<string, number>();
     return v.flatMap((x, i) => {
       if (!field?.key) return leaves(field?.items, x, `${at}[${i}]`);
@@ -145,7 +166,9 @@ export function leaves(field: Field | undefined, v: Json | undefined, at: string
   }
   const entries = Object.entries(v);
   if (!entries.length) return [{ op: 'change', at, after: v, ...fieldOf(field) }];
-  return entries.flatMap(([k, x]) => leaves(field?.type === 'message' ? field.props?.[k] : undefined, x, `${at}${label(k)}`));
+  return entries.flatMap(([k, x]) =>
+    leaves(field?.type === 'message' ? field.props?.[k] : undefined, x, `${at}${label(k)}`),
+  );
 }
 
 /** The before-positions that keep their order (a longest increasing subsequence): the others have moved. */
@@ -176,7 +199,10 @@ function increasing(seq: number[]): Set<number> {
 function aligned(items: Field | undefined, b: Json[], a: Json[], at: string, emit: Emit): void {
   const [bs, as] = [b.map(stableStringify), a.map(stableStringify)];
   const [head, tail] = commonEnds(bs, as);
-  const kept = lcs(bs.slice(head, b.length - tail), as.slice(head, a.length - tail)).map(([i, j]) => [i + head, j + head]);
+  const kept = lcs(bs.slice(head, b.length - tail), as.slice(head, a.length - tail)).map(([i, j]) => [
+    i + head,
+    j + head,
+  ]);
   let [pi, pj] = [head, head];
   for (const [ki, kj] of [...kept, [b.length - tail, a.length - tail]]) {
     const gone = range(pi, ki);
@@ -189,7 +215,8 @@ function aligned(items: Field | undefined, b: Json[], a: Json[], at: string, emi
     }
     // Removals stand after the pairs of their stretch, before its additions.
     const removedAt = paired ? came[paired - 1] + 0.5 : pj - 0.5;
-    for (const i of gone.slice(paired)) emit(removedAt, { op: 'remove', at: `${at}[${i}]`, before: b[i], ...fieldOf(items) });
+    for (const i of gone.slice(paired))
+      emit(removedAt, { op: 'remove', at: `${at}[${i}]`, before: b[i], ...fieldOf(items) });
     for (const j of came.slice(paired)) emit(j, { op: 'add', at: `${at}[${j}]`, after: a[j], ...fieldOf(items) });
     [pi, pj] = [ki + 1, kj + 1];
   }

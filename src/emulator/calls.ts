@@ -50,12 +50,22 @@ export class CallLog {
   dropped = 0;
 
   constructor(readonly capacity = DEFAULT_CALL_LOG_SIZE) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('the call log needs room for at least one call');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('the call log needs room for at least one call');
   }
 
   /** Records a request as it arrives; the caller fills in the rest of the entry as it is handled. */
   arrive(method: string, path: string): Call {
-    const call: Call = { seq: ++this.arrivals, at: performance.timeOrigin + performance.now(), method, path, write: method !== 'GET' && method !== 'HEAD', status: null, answered: null, stored: false };
+    const call: Call = {
+      seq: ++this.arrivals,
+      at: performance.timeOrigin + performance.now(),
+      method,
+      path,
+      write: method !== 'GET' && method !== 'HEAD',
+      status: null,
+      answered: null,
+      stored: false,
+    };
     if (this.ring.length < this.capacity) {
       this.ring.push(call);
     } else {

@@ -20,7 +20,10 @@ export type Code = keyof typeof statusOf;
 export type FaultKind = 'unavailable' | 'rate_limited' | 'drop_before' | 'drop_after';
 
 export class ApiFault extends Error {
-  constructor(readonly code: Code, message: string) {
+  constructor(
+    readonly code: Code,
+    message: string,
+  ) {
     super(message);
   }
   get status(): number {
@@ -28,7 +31,11 @@ export class ApiFault extends Error {
   }
   body() {
     // 413 is not a gRPC code; the nearest one is out_of_range-like invalid input, reported as invalid_argument.
-    return { code: this.code === 'payload_too_large' ? 'invalid_argument' : this.code, message: this.message, details: [] };
+    return {
+      code: this.code === 'payload_too_large' ? 'invalid_argument' : this.code,
+      message: this.message,
+      details: [],
+    };
   }
 }
 

@@ -41,12 +41,19 @@ export function instant(s: unknown): bigint | undefined {
 /** A stored value as a Key. */
 function stored(f: Field, v: Json | undefined): Key {
   switch (f.type) {
-    case 'timestamp': return instant(v);
-    case 'boolean': return v === true;
-    case 'int64': return BigInt(canonicalInt64(v) ?? 0);
-    case 'integer': case 'number': return typeof v === 'number' ? v : 0;
-    case 'enum': return typeof v === 'string' && v ? v : f.zero ?? '';
-    default: return typeof v === 'string' ? v : '';
+    case 'timestamp':
+      return instant(v);
+    case 'boolean':
+      return v === true;
+    case 'int64':
+      return BigInt(canonicalInt64(v) ?? 0);
+    case 'integer':
+    case 'number':
+      return typeof v === 'number' ? v : 0;
+    case 'enum':
+      return typeof v === 'string' && v ? v : (f.zero ?? '');
+    default:
+      return typeof v === 'string' ? v : '';
   }
 }
 
@@ -64,7 +71,8 @@ function typed(f: Field, name: string, value: string, refuse: (why: string) => E
       if (b === undefined) throw refuse(`${name} takes true or false${not}`);
       return b;
     }
-    case 'int64': case 'integer':
+    case 'int64':
+    case 'integer':
       if (!/^[+-]?\d+$/.test(value)) throw refuse(`${name} takes an integer${not}`);
       return f.type === 'int64' ? BigInt(value) : Number(value);
     case 'number':
@@ -73,7 +81,8 @@ function typed(f: Field, name: string, value: string, refuse: (why: string) => E
     case 'enum':
       if (f.known && !f.known.includes(value)) throw refuse(`${name} takes one of ${f.known.join(', ')}${not}`);
       return value;
-    default: return name === NO_TYPE.field && value === NO_TYPE.value ? '' : value;
+    default:
+      return name === NO_TYPE.field && value === NO_TYPE.value ? '' : value;
   }
 }
 
@@ -82,10 +91,14 @@ const equal = (a: Key, b: Key) => a !== undefined && a === b;
 function inRange(op: Clause['op'], have: Key, want: Key): boolean {
   if (have === undefined) return false;
   switch (op) {
-    case '<': return have < want!;
-    case '<=': return have <= want!;
-    case '>': return have > want!;
-    default: return have >= want!;
+    case '<':
+      return have < want!;
+    case '<=':
+      return have <= want!;
+    case '>':
+      return have > want!;
+    default:
+      return have >= want!;
   }
 }
 
@@ -98,22 +111,36 @@ function compileClause(c: Clause, model: Record<string, Field>): Predicate {
   if (!f || !(array || SINGLE.has(f.type))) throw refuse(`cannot filter on ${JSON.stringify(c.field)}`);
   const containment = c.op === '>@' || c.op === '<@';
   if (array !== containment) {
-    throw refuse(array ? `${c.field} is a list: use ${c.field} >@ (values) or ${c.field} <@ (values)` : `${c.op} applies to list fields only`);
+    throw refuse(
+      array
+        ? `${c.field} is a list: use ${c.field} >@ (values) or ${c.field} <@ (values)`
+        : `${c.op} applies to list fields only`,
+    );
   }
-  if (['<', '<=', '>', '>='].includes(c.op) && !ORDERED.has(f.type)) throw refuse(`${c.field} cannot be compared with ${c.op} (only numbers and timestamps can)`);
+  if (['<', '<=', '>', '>='].includes(c.op) && !ORDERED.has(f.type))
+    throw refuse(`${c.field} cannot be compared with ${c.op} (only numbers and timestamps can)`);
   const field = array ? f.items! : f;
   const wants = c.values.map((v) => typed(field, c.field, v, refuse));
   const read = (r: JsonObject) => stored(f, r[c.field]);
   switch (c.op) {
-    case '=': case 'IN': return (r) => wants.some((w) => equal(read(r), w));
-    case '!=': return (r) => !equal(read(r), wants[0]);
-    case '>@': case '<@': {
-      const each = (r: JsonObject) => (Array.isArray(r[c.field]) ? (r[c.field] as Json[]) : []).map((v) => stored(field, v));
+    case '=':
+    case 'IN':
+      return (r) => wants.some((w) => equal(read(r), w));
+    case '!=':
+      return (r) => !equal(read(r), wants[0]);
+    case '>@':
+    case '<@': {
+      const each = (r: JsonObject) =>
+        (Array.isArray(r[c.field]) ? (r[c.field] as Json[]) : []).map((v) => stored(field, v));
       return c.op === '>@'
-        ? (r) => { const have = each(r); return wants.every((w) => have.some((h) => equal(h, w))); }
+        ? (r) => {
+            const have = each(r);
+            return wants.every((w) => have.some((h) => equal(h, w)));
+          }
         : (r) => each(r).every((h) => wants.some((w) => equal(h, w)));
     }
-    default: return (r) => inRange(c.op, read(r), wants[0]);
+    default:
+      return (r) => inRange(c.op, read(r), wants[0]);
   }
 }
 

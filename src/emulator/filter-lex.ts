@@ -4,14 +4,31 @@
 // Positions are counted in characters (code points) from 0 here and printed from 1.
 
 export class FilterError extends Error {
-  constructor(readonly what: string, readonly pos: number) {
+  constructor(
+    readonly what: string,
+    readonly pos: number,
+  ) {
     super(`filter: ${what} at position ${pos + 1}`);
   }
 }
 
 export type TokenKind =
-  | 'space' | 'word' | 'quoted' | 'bool' | 'or' | 'and' | 'not'
-  | '(' | ')' | '{' | '}' | ':' | '*' | 'range' | 'contain' | 'eof';
+  | 'space'
+  | 'word'
+  | 'quoted'
+  | 'bool'
+  | 'or'
+  | 'and'
+  | 'not'
+  | '('
+  | ')'
+  | '{'
+  | '}'
+  | ':'
+  | '*'
+  | 'range'
+  | 'contain'
+  | 'eof';
 
 export interface Token {
   kind: TokenKind;
@@ -34,9 +51,19 @@ const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\r'
 const SPECIAL = new Set(['\\', '(', ')', '{', '}', ':', '<', '>', '"', '*']);
 /** What may follow a word; a `"` right after one is an error. */
 const ENDS_WORD = new Set(['*', '>', '<', ':', ')', '(', '}', '{']);
-const KEYWORDS = new Map<string, TokenKind>([['or', 'or'], ['and', 'and'], ['not', 'not'], ['true', 'bool'], ['false', 'bool']]);
+const KEYWORDS = new Map<string, TokenKind>([
+  ['or', 'or'],
+  ['and', 'and'],
+  ['not', 'not'],
+  ['true', 'bool'],
+  ['false', 'bool'],
+]);
 /** `\a`, `\o`, `\n` after lexing: the reserved word they stand for. */
-const SPELLED = new Map([['a', 'and'], ['o', 'or'], ['n', 'not']]);
+const SPELLED = new Map([
+  ['a', 'and'],
+  ['o', 'or'],
+  ['n', 'not'],
+]);
 /** The escapes a word may hold: a special character, or `\and`, `\or`, `\not` for a reserved word as text. */
 const WORD_ESCAPES = ['and', 'or', 'not', ...SPECIAL];
 
@@ -78,7 +105,13 @@ export function lex(input: string): Token[] {
   let i = 0;
   const push = (kind: TokenKind, start: number, bytes?: Uint8Array) => {
     const quoted = bytes?.[0] === 0x22;
-    const inner = !bytes ? '' : !quoted ? text.decode(bytes) : bytes.length > 1 ? text.decode(bytes.subarray(1, -1)) : undefined;
+    const inner = !bytes
+      ? ''
+      : !quoted
+        ? text.decode(bytes)
+        : bytes.length > 1
+          ? text.decode(bytes.subarray(1, -1))
+          : undefined;
     tokens.push({ kind, text: cs.slice(start, i).join(''), value: bytes ? text.decode(bytes) : '', inner, pos: start });
   };
 
@@ -91,7 +124,11 @@ export function lex(input: string): Token[] {
       if (c === '\\') {
         const rest = cs.slice(i + 1, i + 4).join('');
         const esc = WORD_ESCAPES.find((e) => rest.startsWith(e));
-        if (!esc) throw new FilterError('invalid escape (a backslash escapes one of \\():<>"*{} or spells \\and, \\or, \\not)', i);
+        if (!esc)
+          throw new FilterError(
+            'invalid escape (a backslash escapes one of \\():<>"*{} or spells \\and, \\or, \\not)',
+            i,
+          );
         i += 1 + esc.length;
       } else i++;
     }
@@ -107,7 +144,8 @@ export function lex(input: string): Token[] {
   const quoted = (start: number) => {
     for (i++; cs[i] !== '"'; i++) {
       if (cs[i] === '\\') i++;
-      if (cs[i] === undefined || cs[i] === '\n') throw new FilterError('unterminated quoted string (a quote cannot hold a line break)', start);
+      if (cs[i] === undefined || cs[i] === '\n')
+        throw new FilterError('unterminated quoted string (a quote cannot hold a line break)', start);
     }
     i++;
     push('quoted', start, resolveEscapes(cs.slice(start, i).join(''), start));

@@ -42,7 +42,8 @@ const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u2
 
 /** A word or quoted text where a value stands: see Token.inner. */
 function unquoted(t: Token): string {
-  if (t.inner === undefined) throw new FilterError('a value that is a lone escaped quote mark (the platform fails on this)', t.pos);
+  if (t.inner === undefined)
+    throw new FilterError('a value that is a lone escaped quote mark (the platform fails on this)', t.pos);
   return t.inner;
 }
 
@@ -70,11 +71,13 @@ class Parser {
   }
   private expect(kind: TokenKind, context: string) {
     const t = this.next();
-    if (t.kind !== kind) throw new FilterError(`expected ${JSON.stringify(kind)} to close ${context}, found ${show(t)}`, t.pos);
+    if (t.kind !== kind)
+      throw new FilterError(`expected ${JSON.stringify(kind)} to close ${context}, found ${show(t)}`, t.pos);
   }
   /** Every `and`/`or` counts, also inside value lists; the space of an implicit AND does not. */
   private countWord() {
-    if (++this.words > MAX_WORDS) throw new FilterError(`more than ${MAX_WORDS} "and"/"or" (the platform's limit)`, this.peek().pos);
+    if (++this.words > MAX_WORDS)
+      throw new FilterError(`more than ${MAX_WORDS} "and"/"or" (the platform's limit)`, this.peek().pos);
   }
   /** `( inner )` or `{ inner }`, the opening bracket next: one level deeper (value lists count). */
   private inBrackets(close: ')' | '}', context: string, inner: () => Node): Node {
@@ -213,14 +216,18 @@ function clause(n: Node): Clause {
       return { ...c, op: '!=' };
     }
     case 'lit':
-      if (n.value !== 'true' && n.value !== 'false') throw notFlat(n, `a bare value ${JSON.stringify(n.value)} is not a clause (write field:value)`);
+      if (n.value !== 'true' && n.value !== 'false')
+        throw notFlat(n, `a bare value ${JSON.stringify(n.value)} is not a clause (write field:value)`);
       return { field: '1', op: '=', values: [n.value === 'true' ? '1' : '0'], pos: n.pos };
     case 'nested':
       throw notFlat(n, 'nested queries ({...}) are not supported');
     case 'or':
       throw notFlat(n, '"or" between clauses is not supported (only AND; a value list `field:(a or b)` is)');
     case 'and':
-      throw notFlat(n, 'clauses joined by "and" cannot sit in a list of clauses joined by spaces (use one or the other)');
+      throw notFlat(
+        n,
+        'clauses joined by "and" cannot sit in a list of clauses joined by spaces (use one or the other)',
+      );
   }
 }
 

@@ -56,7 +56,8 @@ export function read(store: Store, op: Operation): JsonObject {
   for (const q of Object.keys(k.read.query ?? {})) if (!query.get(q)) throw bad(`${q} is required`);
   const r = store.col(k).get(key);
   if (!r) {
-    if (rulesOf(k).emptyOnMissing) return respond(k, k.read.wrapper, zeroFill(resourceModel(k.schema), { [keyOf(k)]: key }) as JsonObject);
+    if (rulesOf(k).emptyOnMissing)
+      return respond(k, k.read.wrapper, zeroFill(resourceModel(k.schema), { [keyOf(k)]: key }) as JsonObject);
     throw notFound(`${k.kind} ${key}`);
   }
   // Content types are looked up within a project and base type; a mismatch is "not found", as on the platform.
@@ -108,7 +109,8 @@ export function duplicate(store: Store, op: Operation): JsonObject {
   const ep = k.duplicate;
   if (!ep) throw new Error(`${k.kind} is not created by duplication`);
   const sourceId = params.source;
-  if (body[ep.idField] !== undefined && body[ep.idField] !== sourceId) throw bad(`${ep.idField} does not match the path`);
+  if (body[ep.idField] !== undefined && body[ep.idField] !== sourceId)
+    throw bad(`${ep.idField} does not match the path`);
   const source = store.col(k).get(sourceId);
   if (!source) throw notFound(`${k.kind} ${sourceId}`);
   const model = resourceModel(k.schema);

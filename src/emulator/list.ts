@@ -37,7 +37,8 @@ function compare(a: unknown, b: unknown, field: string, type: string | undefined
   }
   const x = String(a ?? '');
   const y = String(b ?? '');
-  if (field === 'title' || field === 'name') return x.localeCompare(y, 'en', { sensitivity: 'base' }) || (x < y ? -1 : x > y ? 1 : 0);
+  if (field === 'title' || field === 'name')
+    return x.localeCompare(y, 'en', { sensitivity: 'base' }) || (x < y ? -1 : x > y ? 1 : 0);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -56,7 +57,13 @@ function readToken(token: string, signature: string): number {
 }
 
 /** One page of `all` (in creation order) as the query asks, with the next page's token. */
-export function listPage(all: JsonObject[], query: URLSearchParams, model: Field, rules: ListRules, maxPageSize = MAX_PAGE_SIZE) {
+export function listPage(
+  all: JsonObject[],
+  query: URLSearchParams,
+  model: Field,
+  rules: ListRules,
+  maxPageSize = MAX_PAGE_SIZE,
+) {
   const sizeText = query.get('page_size') ?? '0';
   if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
   const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, maxPageSize);
@@ -65,13 +72,18 @@ export function listPage(all: JsonObject[], query: URLSearchParams, model: Field
   const matches = (r: JsonObject) => (!project || r.project_id === project) && filter(r);
 
   const search = (query.get('search') ?? '').trim().toLowerCase();
-  const pinned = query.getAll('pinned').flatMap((p) => p.split(',')).filter(Boolean);
+  const pinned = query
+    .getAll('pinned')
+    .flatMap((p) => p.split(','))
+    .filter(Boolean);
   const orderBy = (query.get('order_by') ?? '').trim();
   let ordered = all.filter(matches);
   if (orderBy) {
     const m = /^([a-z_]+)\s+(asc|desc)$/i.exec(orderBy);
     if (!m || !rules.orderBy.includes(m[1])) {
-      throw bad(`order_by must be one of: ${rules.orderBy.flatMap((f) => [`${f} asc`, `${f} desc`]).join(', ') || '(none)'}`);
+      throw bad(
+        `order_by must be one of: ${rules.orderBy.flatMap((f) => [`${f} asc`, `${f} desc`]).join(', ') || '(none)'}`,
+      );
     }
     // Not applied when search or pinned is used: those order by relevance.
     if (!search && !pinned.length) {
@@ -81,8 +93,17 @@ export function listPage(all: JsonObject[], query: URLSearchParams, model: Field
     }
   }
   if (search) {
-    const rank = (r: JsonObject) => rules.search.findIndex((f) => String(r[f] ?? '').toLowerCase().includes(search));
-    ordered = ordered.map((r) => [rank(r), r] as const).filter(([k]) => k >= 0).sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+    const rank = (r: JsonObject) =>
+      rules.search.findIndex((f) =>
+        String(r[f] ?? '')
+          .toLowerCase()
+          .includes(search),
+      );
+    ordered = ordered
+      .map((r) => [rank(r), r] as const)
+      .filter(([k]) => k >= 0)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, r]) => r);
   }
   if (pinned.length) {
     const byId = new Map(all.filter(matches).map((r) => [String(r.id), r]));
@@ -93,7 +114,8 @@ export function listPage(all: JsonObject[], query: URLSearchParams, model: Field
 
   const signature = createHash('sha256')
     .update(JSON.stringify([...query.entries()].filter(([k]) => k !== 'page_token' && k !== 'page_size').sort()))
-    .digest('base64url').slice(0, 16);
+    .digest('base64url')
+    .slice(0, 16);
   const token = query.get('page_token');
   const offset = token ? readToken(token, signature) : 0;
   const page = ordered.slice(offset, offset + pageSize);

@@ -14,8 +14,14 @@ export function parseRateRule(raw: string): RateRule {
   const eq = raw.lastIndexOf('=');
   const prefix = eq < 0 ? '' : raw.slice(0, eq);
   const rps = eq < 0 ? raw : raw.slice(eq + 1);
-  if (eq >= 0 && !prefix.startsWith('/')) throw new Error(`--rate-limit takes RPS or /PATH-PREFIX=RPS (the prefix starting with /), not ${JSON.stringify(raw)}`);
-  if (!/^\d+$/.test(rps) || Number(rps) < 1 || Number(rps) > 1_000_000) throw new Error(`--rate-limit needs a whole number of requests per second from 1 to 1000000, not ${JSON.stringify(raw)}`);
+  if (eq >= 0 && !prefix.startsWith('/'))
+    throw new Error(
+      `--rate-limit takes RPS or /PATH-PREFIX=RPS (the prefix starting with /), not ${JSON.stringify(raw)}`,
+    );
+  if (!/^\d+$/.test(rps) || Number(rps) < 1 || Number(rps) > 1_000_000)
+    throw new Error(
+      `--rate-limit needs a whole number of requests per second from 1 to 1000000, not ${JSON.stringify(raw)}`,
+    );
   return { prefix, rps: Number(rps) };
 }
 
@@ -23,7 +29,10 @@ export function parseRateRule(raw: string): RateRule {
 export function parseRateRules(raws: readonly string[]): RateRule[] {
   const rules = raws.map(parseRateRule);
   const twice = rules.find((r, i) => rules.findIndex((o) => o.prefix === r.prefix) !== i);
-  if (twice) throw new Error(twice.prefix ? `--rate-limit ${twice.prefix} is given twice` : '--rate-limit for every request is given twice');
+  if (twice)
+    throw new Error(
+      twice.prefix ? `--rate-limit ${twice.prefix} is given twice` : '--rate-limit for every request is given twice',
+    );
   return rules;
 }
 
@@ -32,7 +41,10 @@ export class TokenBucket {
   private tokens: number;
   private at: number;
 
-  constructor(readonly rps: number, now: number) {
+  constructor(
+    readonly rps: number,
+    now: number,
+  ) {
     this.tokens = rps;
     this.at = now;
   }
@@ -80,7 +92,10 @@ const seconds = (ms: number) => String(Math.ceil(ms / 1000 - 1e-9));
 export class RateLimits {
   private readonly buckets: { prefix: string; bucket: TokenBucket }[];
 
-  constructor(rules: readonly RateRule[], private readonly now: () => number = () => performance.now()) {
+  constructor(
+    rules: readonly RateRule[],
+    private readonly now: () => number = () => performance.now(),
+  ) {
     const t = now();
     this.buckets = rules.map((r) => ({ prefix: r.prefix, bucket: new TokenBucket(r.rps, t) }));
   }
@@ -98,14 +113,23 @@ export class RateLimits {
     const empty = mine.filter((b) => b.msUntilToken(t) > 0);
     if (empty.length) {
       const binding = empty.reduce((a, b) => (b.msUntilToken(t) > a.msUntilToken(t) ? b : a));
-      return { admitted: false, headers: { ...headersOf(binding, t), 'retry-after': seconds(binding.msUntilToken(t)) } };
+      return {
+        admitted: false,
+        headers: { ...headersOf(binding, t), 'retry-after': seconds(binding.msUntilToken(t)) },
+      };
     }
     for (const b of mine) b.take(t);
-    const binding = mine.reduce((a, b) => (b.remaining(t) < a.remaining(t) || (b.remaining(t) === a.remaining(t) && b.rps < a.rps) ? b : a));
+    const binding = mine.reduce((a, b) =>
+      b.remaining(t) < a.remaining(t) || (b.remaining(t) === a.remaining(t) && b.rps < a.rps) ? b : a,
+    );
     return { admitted: true, headers: headersOf(binding, t) };
   }
 }
 
 function headersOf(b: TokenBucket, t: number): Record<string, string> {
-  return { 'x-ratelimit-limit': String(b.rps), 'x-ratelimit-remaining': String(b.remaining(t)), 'x-ratelimit-reset': seconds(b.msUntilFull(t)) };
+  return {
+    'x-ratelimit-limit': String(b.rps),
+    'x-ratelimit-remaining': String(b.remaining(t)),
+    'x-ratelimit-reset': seconds(b.msUntilFull(t)),
+  };
 }

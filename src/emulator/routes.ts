@@ -43,7 +43,11 @@ export function routes(): Route[] {
 }
 
 /** The route answering a method and path, and its decoded path parameters; a 404 fault when none does. */
-export function findRoute(table: Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } {
+export function findRoute(
+  table: Route[],
+  method: string,
+  pathname: string,
+): { route: Route; params: Record<string, string> } {
   for (const route of table) {
     const match = route.method === method ? route.pattern.exec(pathname) : null;
     if (!match) continue;
@@ -64,7 +68,12 @@ export function findRoute(table: Route[], method: string, pathname: string): { r
  * The platform in-process: what the emulator would answer a request, without HTTP, latency or faults. The answer
  * is a JSON round trip of the handler's result (the wire form a client sees), or the error's status and body.
  */
-export function answer(store: Store, method: string, target: string, body: JsonObject = {}): { status: number; body: JsonObject } {
+export function answer(
+  store: Store,
+  method: string,
+  target: string,
+  body: JsonObject = {},
+): { status: number; body: JsonObject } {
   const url = new URL(target, 'http://emulator');
   try {
     const { route, params } = findRoute(routes(), method, url.pathname);

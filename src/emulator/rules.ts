@@ -21,7 +21,10 @@ const oneDefaultPerType: Check = (r, others) => {
   if (r.default !== true) return;
   for (const o of others) {
     if (o.id !== r.id && o.default === true && o.project_id === r.project_id && o.type === r.type) {
-      throw new ApiFault('failed_precondition', `configuration ${String(o.id)} is already the default ${String(r.type)} of project ${String(r.project_id)}`);
+      throw new ApiFault(
+        'failed_precondition',
+        `configuration ${String(o.id)} is already the default ${String(r.type)} of project ${String(r.project_id)}`,
+      );
     }
   }
 };
@@ -32,7 +35,11 @@ const namedList: ListRules = { orderBy: ['name'], search: ['name', 'description'
 export const collectionRules: Record<string, CollectionRules> = {
   // The platform lists a workflow's configurations with `workflow_id:`; the emulator has no workflows, so no
   // configuration is attached to one and the field reads as unset (`workflow_id:w1` keeps none).
-  configurations: { required: ['project_id', 'name'], check: oneDefaultPerType, list: { ...namedList, unsetFilterFields: ['workflow_id'] } },
+  configurations: {
+    required: ['project_id', 'name'],
+    check: oneDefaultPerType,
+    list: { ...namedList, unsetFilterFields: ['workflow_id'] },
+  },
   policies: { required: ['policy'] },
   action_configurations: {
     required: ['configuration'],

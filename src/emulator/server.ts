@@ -141,7 +141,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   let latency = opts.latencyMs ?? 0;
   const table = routes();
   const random = seededRandom(opts.faultSeed ?? Date.now());
-  const stats: EmulatorStats = { reads: 0, writes: 0, faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 }, limited: 0 };
+  const stats: EmulatorStats = {
+    reads: 0,
+    writes: 0,
+    faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 },
+    limited: 0,
+  };
   const callLog = new CallLog(opts.callLogSize);
   let limits = new RateLimits(opts.rateLimits ?? []);
 
@@ -149,7 +154,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
    * What to answer a request; the answer is sent (or the connection dropped) once the latency has passed.
    * `headers` receives the rate-limit headers, sent with whatever the answer turns out to be.
    */
-  const handle = async (req: IncomingMessage, call: Call | undefined, headers: Record<string, string>): Promise<Reply> => {
+  const handle = async (
+    req: IncomingMessage,
+    call: Call | undefined,
+    headers: Record<string, string>,
+  ): Promise<Reply> => {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const auth = req.headers.authorization ?? '';
     const raw = await readBody(req);
@@ -161,24 +170,43 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     // Limited as the platform limits a customer: after authentication, before anything is handled.
     const admission = limits.admit(url.pathname);
     const retryAfter = admission.headers['retry-after'];
-    Object.assign(headers, opts.rateLimitHeaders !== false ? admission.headers : retryAfter ? { 'retry-after': retryAfter } : {});
+    Object.assign(
+      headers,
+      opts.rateLimitHeaders !== false ? admission.headers : retryAfter ? { 'retry-after': retryAfter } : {},
+    );
     if (!admission.admitted) {
       stats.limited++;
-      return { status: 429, body: new ApiFault('resource_exhausted', 'rate limit exceeded; retry after the time in Retry-After').body() };
+      return {
+        status: 429,
+        body: new ApiFault('resource_exhausted', 'rate limit exceeded; retry after the time in Retry-After').body(),
+      };
     }
     const { route: r, params } = findRoute(table, method, url.pathname);
     if (r.write) stats.writes++;
     else stats.reads++;
     const eligible = opts.faultOn !== 'writes' || r.write;
-    const fault = eligible && opts.faultRate && random() < opts.faultRate ? faultKinds[Math.floor(random() * faultKinds.length)] : undefined;
+    const fault =
+      eligible && opts.faultRate && random() < opts.faultRate
+        ? faultKinds[Math.floor(random() * faultKinds.length)]
+        : undefined;
     if (fault) stats.faults[fault]++;
     if (fault && call) call.fault = fault;
     if (fault === 'unavailable') throw new ApiFault('unavailable', 'injected fault: service unavailable');
     if (fault === 'rate_limited') {
-      return { status: 429, body: new ApiFault('resource_exhausted', 'injected fault: rate limited').body(), headers: { 'retry-after': String(opts.retryAfter ?? 1) } };
+      return {
+        status: 429,
+        body: new ApiFault('resource_exhausted', 'injected fault: rate limited').body(),
+        headers: { 'retry-after': String(opts.retryAfter ?? 1) },
+      };
     }
     if (fault === 'drop_before') return 'drop';
-    const result = r.handler(store, { kind: r.kind, params, query: url.searchParams, body: parseBody(raw), maxPageSize: opts.maxPageSize });
+    const result = r.handler(store, {
+      kind: r.kind,
+      params,
+      query: url.searchParams,
+      body: parseBody(raw),
+      maxPageSize: opts.maxPageSize,
+    });
     if (call && r.write) {
       call.stored = true;
       const wrapper = (r.kind.create ?? r.kind.duplicate)?.wrapper;
@@ -193,7 +221,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const failed = (e: unknown): Reply => {
     const fault = e instanceof ApiFault ? e : new ApiFault('internal', 'internal error');
     if (!(e instanceof ApiFault)) console.error(e);
-    return { status: fault.status, body: fault.body(), headers: fault.code === 'payload_too_large' ? { connection: 'close' } : {} };
+    return {
+      status: fault.status,
+      body: fault.body(),
+      headers: fault.code === 'payload_too_large' ? { connection: 'close' } : {},
+    };
   };
 
   const server = createServer((req, res) => {
@@ -202,14 +234,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const target = req.url ?? '/';
     const call = target.split('?')[0] === CALLS_PATH ? undefined : callLog.arrive(req.method ?? 'GET', target);
     const limitHeaders: Record<string, string> = {};
-    void handle(req, call, limitHeaders).catch(failed).then(async (reply) => {
-      // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
-      const text = reply === 'drop' ? '' : toJson(reply.body);
-      if (latency) await sleepUntil(arrived + latency);
-      if (call) callLog.answer(call, reply === 'drop' ? null : reply.status);
-      if (reply === 'drop') req.socket.destroy();
-      else if (!res.headersSent && !res.destroyed) send(res, reply.status, text, { ...limitHeaders, ...reply.headers });
-    });
+    void handle(req, call, limitHeaders)
+      .catch(failed)
+      .then(async (reply) => {
+        // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
+        const text = reply === 'drop' ? '' : toJson(reply.body);
+        if (latency) await sleepUntil(arrived + latency);
+        if (call) callLog.answer(call, reply === 'drop' ? null : reply.status);
+        if (reply === 'drop') req.socket.destroy();
+        else if (!res.headersSent && !res.destroyed)
+          send(res, reply.status, text, { ...limitHeaders, ...reply.headers });
+      });
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
@@ -234,9 +269,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     setRateLimits: (rules) => {
       limits = new RateLimits(rules);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

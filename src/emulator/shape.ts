@@ -10,7 +10,9 @@ import { bad } from './fault.js';
 /** Throws invalid_argument naming the first field of `v` that the model does not accept. */
 export function checkShape(field: Field, v: unknown, path: string): void {
   if (v === null || v === undefined) return;
-  const fail = (what: string) => { throw bad(`${path || 'body'}: ${what}`); };
+  const fail = (what: string) => {
+    throw bad(`${path || 'body'}: ${what}`);
+  };
   switch (field.type) {
     case 'message':
       if (!isObject(v)) fail('expected an object');
@@ -28,21 +30,33 @@ export function checkShape(field: Field, v: unknown, path: string): void {
       if (!Array.isArray(v)) fail('expected an array');
       (v as unknown[]).forEach((x, i) => checkShape(field.items!, x, `${path}[${i}]`));
       return;
-    case 'map': if (!isObject(v)) fail('expected an object'); return;
-    case 'int64': if (canonicalInt64(v) === undefined) fail('expected an int64 (decimal string)'); return;
-    case 'timestamp': if (typeof v !== 'string' || (v !== '' && !canonicalTimestamp(v))) fail('expected an RFC 3339 timestamp'); return;
-    case 'enum': case 'string':
+    case 'map':
+      if (!isObject(v)) fail('expected an object');
+      return;
+    case 'int64':
+      if (canonicalInt64(v) === undefined) fail('expected an int64 (decimal string)');
+      return;
+    case 'timestamp':
+      if (typeof v !== 'string' || (v !== '' && !canonicalTimestamp(v))) fail('expected an RFC 3339 timestamp');
+      return;
+    case 'enum':
+    case 'string':
       if (typeof v !== 'string') fail('expected a string');
       // "" is the unset value, which the platform's zero values hold too.
       if (field.allowed && v !== '' && !field.allowed.includes(v as string)) fail(`invalid value ${JSON.stringify(v)}`);
       return;
-    case 'integer': if (!Number.isInteger(v)) fail('expected an integer'); return;
-    case 'number': if (typeof v !== 'number') fail('expected a number'); return;
-    case 'boolean': if (typeof v !== 'boolean') fail('expected a boolean'); return;
+    case 'integer':
+      if (!Number.isInteger(v)) fail('expected an integer');
+      return;
+    case 'number':
+      if (typeof v !== 'number') fail('expected a number');
+      return;
+    case 'boolean':
+      if (typeof v !== 'boolean') fail('expected a boolean');
+      return;
     default:
   }
 }
-
 
 function setPath(obj: JsonObject, path: string, value: Json | undefined): void {
   const parts = path.split('.');
@@ -80,10 +94,14 @@ export function parseMask(model: Field, mask: unknown, body: JsonObject): string
  * Copies each masked path from `body` into `target`: a path absent from the body clears the field, a path naming
  * a message replaces the whole message. `transform` lets a caller rewrite copied strings (event duplication's %@).
  */
-export function applyMask(target: JsonObject, body: JsonObject, paths: string[], transform?: (path: string, v: Json) => Json): void {
+export function applyMask(
+  target: JsonObject,
+  body: JsonObject,
+  paths: string[],
+  transform?: (path: string, v: Json) => Json,
+): void {
   for (const p of paths) {
     const v = valueAt(body, p);
     setPath(target, p, v === undefined || !transform ? v : transform(p, v));
   }
 }
-

@@ -13,8 +13,16 @@ import { checkShape } from './shape.js';
 export class SeedError extends Error {}
 
 const idPrefix: Record<string, string> = {
-  offers: 'off_', standing_phases: 'sp_', configurations: 'cfg_', video_protection_rulesets: 'vpr_', events: 'evt_',
-  content_types: 'ct_', creative_works: 'cw_', rtmp_ingests: 'ing_', vods: 'vod_', banners: 'ban_',
+  offers: 'off_',
+  standing_phases: 'sp_',
+  configurations: 'cfg_',
+  video_protection_rulesets: 'vpr_',
+  events: 'evt_',
+  content_types: 'ct_',
+  creative_works: 'cw_',
+  rtmp_ingests: 'ing_',
+  vods: 'vod_',
+  banners: 'ban_',
 };
 
 /** The field that names a stored resource: `id`, or the kind's key field (policy resource_key). */
@@ -64,7 +72,10 @@ export class Store {
     if (!isObject(data)) throw new SeedError(`${file}: the seed must be an object keyed by collection`);
     for (const [key, entries] of Object.entries(data)) {
       const k = builtinKinds.find((x) => x.seedKey === key);
-      if (!k) throw new SeedError(`${file}: unknown collection "${key}" (known: ${builtinKinds.map((x) => x.seedKey).join(', ')})`);
+      if (!k)
+        throw new SeedError(
+          `${file}: unknown collection "${key}" (known: ${builtinKinds.map((x) => x.seedKey).join(', ')})`,
+        );
       if (!Array.isArray(entries)) throw new SeedError(`${file}: ${key} must be an array`);
       entries.forEach((e, i) => {
         const where = `${file}: ${key}[${i}]`;
@@ -77,7 +88,13 @@ export class Store {
           throw new SeedError(`${where}: ${(err as Error).message}`);
         }
         const copy = { ...e };
-        if (k.read.notFound === 'empty' && k.update.style === 'replace' && k.update.carry?.includes('etag') && !copy.etag) copy.etag = this.newEtag();
+        if (
+          k.read.notFound === 'empty' &&
+          k.update.style === 'replace' &&
+          k.update.carry?.includes('etag') &&
+          !copy.etag
+        )
+          copy.etag = this.newEtag();
         this.put(k, copy);
       });
     }
@@ -90,14 +107,17 @@ export class Store {
     try {
       data = JSON.parse(readFileSync(this.dataFile, 'utf8'));
     } catch (e) {
-      throw new SeedError(`${this.dataFile}: the data file is corrupt (${(e as Error).message}); move it away or fix it`);
+      throw new SeedError(
+        `${this.dataFile}: the data file is corrupt (${(e as Error).message}); move it away or fix it`,
+      );
     }
     if (!isObject(data) || data.format_version !== 1 || !isObject(data.collections)) {
       throw new SeedError(`${this.dataFile}: not an emulator data file (expected format_version 1 and collections)`);
     }
     for (const [key, entries] of Object.entries(data.collections)) {
       const col = this.collections.get(key);
-      if (!col || !Array.isArray(entries)) throw new SeedError(`${this.dataFile}: unknown or malformed collection "${key}"`);
+      if (!col || !Array.isArray(entries))
+        throw new SeedError(`${this.dataFile}: unknown or malformed collection "${key}"`);
       const k = this.kindOf(key);
       for (const e of entries) if (isObject(e)) col.set(String(e[keyOf(k)]), deepFreeze(e));
     }

@@ -14,12 +14,15 @@ const shapes = new WeakMap<KindDef, ReadShape>();
 export function readShapeOf(k: KindDef): ReadShape {
   let shape = shapes.get(k);
   if (!shape) {
-    shapes.set(k, (shape = {
-      ...(k.read.wrapper ? { wrapper: k.read.wrapper } : {}),
-      missing: k.read.notFound,
-      ...(k.identity.by === 'key' ? { key_field: k.identity.field } : {}),
-      ...(k.update.style === 'replace' && k.update.carry?.length ? { carry: k.update.carry } : {}),
-    }));
+    shapes.set(
+      k,
+      (shape = {
+        ...(k.read.wrapper ? { wrapper: k.read.wrapper } : {}),
+        missing: k.read.notFound,
+        ...(k.identity.by === 'key' ? { key_field: k.identity.field } : {}),
+        ...(k.update.style === 'replace' && k.update.carry?.length ? { carry: k.update.carry } : {}),
+      }),
+    );
   }
   return shape;
 }

@@ -8,6 +8,15 @@ export const actionConfiguration: KindDef = {
   seedKey: 'action_configurations',
   identity: { by: 'key', field: 'annotation_type_id' },
   read: { method: 'GET', path: '/annotations/types/v1/{key}/action_configuration', source: 'docs', notFound: 'empty' },
-  checks: [(spec) => actionConfigurationProblems(spec.configuration as Json).map(([action, m]) => [`configuration.${action}`, m])],
-  update: { method: 'POST', path: '/annotations/types/v1/{key}/action_configuration', source: 'spec', style: 'replace', idempotent: true },
+  checks: [
+    (spec) =>
+      actionConfigurationProblems(spec.configuration as Json).map(([action, m]) => [`configuration.${action}`, m]),
+  ],
+  update: {
+    method: 'POST',
+    path: '/annotations/types/v1/{key}/action_configuration',
+    source: 'spec',
+    style: 'replace',
+    idempotent: true,
+  },
 };

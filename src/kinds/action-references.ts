@@ -25,9 +25,13 @@ export function actionConfigurationProblems(configuration: Json | undefined): Ar
     const deps = actionReferences(inputs).map(([a]) => a);
     for (const d of deps) {
       if (d === action) problems.push([action, `action ${action} refers to its own output ($${d})`]);
-      else if (!(d in configuration)) problems.push([action, `action ${action} refers to $${d}, which is not an action of this configuration`]);
+      else if (!(d in configuration))
+        problems.push([action, `action ${action} refers to $${d}, which is not an action of this configuration`]);
     }
-    edges.set(action, deps.filter((d) => d !== action && d in configuration));
+    edges.set(
+      action,
+      deps.filter((d) => d !== action && d in configuration),
+    );
   }
   const cycle = findCycle(edges);
   if (cycle) problems.push([cycle[0], `actions form a reference cycle: ${cycle.join(' -> ')}`]);

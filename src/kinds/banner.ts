@@ -8,6 +8,11 @@ export const banner: KindDef = {
   read: { method: 'GET', path: '/cms/banners/v1/{id}', source: 'spec', wrapper: 'banner', notFound: 'error' },
   create: { method: 'POST', path: '/cms/banners/v1', source: 'docs', style: 'fields', wrapper: 'banner' },
   update: {
-    method: 'PATCH', path: '/cms/banners/v1/{id}', source: 'docs', style: 'patch', idField: 'banner_id', bodyKey: 'banner_update',
+    method: 'PATCH',
+    path: '/cms/banners/v1/{id}',
+    source: 'docs',
+    style: 'patch',
+    idField: 'banner_id',
+    bodyKey: 'banner_update',
   },
 };

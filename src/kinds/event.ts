@@ -12,10 +12,21 @@ export const event: KindDef = {
   // with `duplicate_from`.
   create: { method: 'POST', path: '/cms/events/v1', source: 'docs', style: 'fields', wrapper: 'event' },
   duplicate: {
-    method: 'POST', path: '/cms/events/v1/{source}/duplicate', source: 'spec', style: 'duplicate', wrapper: 'event',
-    idField: 'event_id', bodyKey: 'event', placeholder: '%@',
+    method: 'POST',
+    path: '/cms/events/v1/{source}/duplicate',
+    source: 'spec',
+    style: 'duplicate',
+    wrapper: 'event',
+    idField: 'event_id',
+    bodyKey: 'event',
+    placeholder: '%@',
   },
   update: {
-    method: 'PATCH', path: '/cms/events/v1/{id}', source: 'spec', style: 'patch', idField: 'event_id', bodyKey: 'event_update',
+    method: 'PATCH',
+    path: '/cms/events/v1/{id}',
+    source: 'spec',
+    style: 'patch',
+    idField: 'event_id',
+    bodyKey: 'event_update',
   },
 };

@@ -12,7 +12,8 @@ const SPEC_FIELD = /\bspec\.([a-z_][a-z0-9_]*)/g;
 /** Dotted paths: `id`, `spec.project_id`. */
 function namingFieldsOf(k: KindDef): Set<string> {
   const schema = inlinedSchema(k.schema);
-  const identity = (props: Record<string, JsonSchema> = {}) => Object.keys(props).filter((p) => props[p]['x-identity'] === true || props[p]['x-names'] === true);
+  const identity = (props: Record<string, JsonSchema> = {}) =>
+    Object.keys(props).filter((p) => props[p]['x-identity'] === true || props[p]['x-names'] === true);
   const { spec, ...top } = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const fromKind = [
     ...[...JSON.stringify([k.read, k.list, k.create, k.duplicate, k.update]).matchAll(SPEC_FIELD)].map((m) => m[1]),

@@ -11,10 +11,17 @@ export const segment = (s: string) => (s === '.' || s === '..' ? s.replace(/\./g
  * fillPathReferences); anything else, `${` included, is encoded like any value.
  */
 const PATH_REF = /((?<!\$)\$\{[A-Za-z]+\/[A-Za-z0-9][\w-]*\.id\})/;
-const encode = (s: string) => s.split(PATH_REF).map((part, i) => (i % 2 ? part : segment(part))).join('');
+const encode = (s: string) =>
+  s
+    .split(PATH_REF)
+    .map((part, i) => (i % 2 ? part : segment(part)))
+    .join('');
 /** A resource key: each `/`-separated segment encoded, references kept whole even though they hold a `/`. */
-const encodeKey = (s: string) => s.split(PATH_REF).map((part, i) => (i % 2 ? part : part.split('/').map(segment).join('/'))).join('');
-
+const encodeKey = (s: string) =>
+  s
+    .split(PATH_REF)
+    .map((part, i) => (i % 2 ? part : part.split('/').map(segment).join('/')))
+    .join('');
 
 export interface PathValues {
   id?: string;

@@ -3,7 +3,8 @@ import type { KindDef } from './types.js';
 
 /** The documented forms of a resource key, as the schema says them (its pattern also takes ${Kind/name.id}). */
 let forms: RegExp | undefined;
-const keyForms = () => (forms ??= new RegExp(allSchemas().get('policy.schema.json')!.$defs.resource.properties.resource_key.pattern, 'u'));
+const keyForms = () =>
+  (forms ??= new RegExp(allSchemas().get('policy.schema.json')!.$defs.resource.properties.resource_key.pattern, 'u'));
 
 /** What the schema cannot say: a project's key names the project twice (<project>/<project>/project). */
 function projectKeyProblem(key: string): string | undefined {
@@ -24,8 +25,10 @@ export const policy: KindDef = {
   identity: { by: 'key', field: 'resource_key' },
   read: { method: 'GET', path: '/iam/auth/v1/policies/{key}', source: 'docs', notFound: 'empty' },
   update: { method: 'PUT', path: '/iam/auth/v1/policies/{key}', source: 'spec', style: 'replace', carry: ['etag'] },
-  checks: [(spec) => {
-    const problem = typeof spec.resource_key === 'string' ? projectKeyProblem(spec.resource_key) : undefined;
-    return problem ? [['resource_key', `spec.resource_key: ${problem}`]] : [];
-  }],
+  checks: [
+    (spec) => {
+      const problem = typeof spec.resource_key === 'string' ? projectKeyProblem(spec.resource_key) : undefined;
+      return problem ? [['resource_key', `spec.resource_key: ${problem}`]] : [];
+    },
+  ],
 };

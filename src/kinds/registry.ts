@@ -16,8 +16,18 @@ import { banner } from './banner.js';
 import { event } from './event.js';
 
 export const builtinKinds: readonly KindDef[] = [
-  contentType, event, creativeWork, standingPhase, rtmpIngest, vod, banner,
-  streamingConfiguration, videoProtectionRuleset, offer, actionConfiguration, policy,
+  contentType,
+  event,
+  creativeWork,
+  standingPhase,
+  rtmpIngest,
+  vod,
+  banner,
+  streamingConfiguration,
+  videoProtectionRuleset,
+  offer,
+  actionConfiguration,
+  policy,
 ];
 
 export type EndpointName = 'read' | 'list' | 'create' | 'duplicate' | 'update';
@@ -55,7 +65,8 @@ export function withOverrides(overrides: EndpointOverrides = {}): { registry: Re
     for (const [name, change] of Object.entries(o) as [EndpointName, { path?: string; method?: string }][]) {
       const ep = copy[name];
       if (!ep) problems.push(`${k.kind} has no ${name} endpoint to override`);
-      else if (ep.source === 'spec') problems.push(`${k.kind}.${name} is fixed by the API spec and cannot be overridden`);
+      else if (ep.source === 'spec')
+        problems.push(`${k.kind}.${name} is fixed by the API spec and cannot be overridden`);
       else Object.assign(ep, change);
     }
     return copy;

@@ -5,9 +5,19 @@ export const rtmpIngest: KindDef = {
   schema: 'rtmp-ingest.schema.json',
   seedKey: 'rtmp_ingests',
   identity: { by: 'id' },
-  read: { method: 'GET', path: '/streaming/rtmp_ingests/v1/{id}', source: 'assumed', wrapper: 'rtmp_ingest', notFound: 'error' },
+  read: {
+    method: 'GET',
+    path: '/streaming/rtmp_ingests/v1/{id}',
+    source: 'assumed',
+    wrapper: 'rtmp_ingest',
+    notFound: 'error',
+  },
   update: {
-    method: 'PATCH', path: '/streaming/rtmp_ingests/v1/{id}', source: 'spec', style: 'patch',
-    idField: 'rtmp_ingest_id', bodyKey: 'rtmp_ingest',
+    method: 'PATCH',
+    path: '/streaming/rtmp_ingests/v1/{id}',
+    source: 'spec',
+    style: 'patch',
+    idField: 'rtmp_ingest_id',
+    bodyKey: 'rtmp_ingest',
   },
 };

@@ -28,13 +28,14 @@ export interface ListEndpoint extends Endpoint {
 }
 
 /** A create: its answer wraps the created resource under `wrapper`. One variant per request style. */
-export type CreateEndpoint = Endpoint & { wrapper: string } & (
+export type CreateEndpoint = Endpoint & { wrapper: string } &
   /** the resource's fields at the top level of the body (operation 7) */
-  | { style: 'fields' }
-  /** a copy of another resource: {<idField>: source, <bodyKey>: fields, update_mask}; in its string fields
-   *  `placeholder` stands for the source's value of the same field (`%@`) */
-  | { style: 'duplicate'; idField: string; bodyKey: string; placeholder: string }
-);
+  (
+    | { style: 'fields' }
+    /** a copy of another resource: {<idField>: source, <bodyKey>: fields, update_mask}; in its string fields
+     *  `placeholder` stands for the source's value of the same field (`%@`) */
+    | { style: 'duplicate'; idField: string; bodyKey: string; placeholder: string }
+  );
 
 interface UpdateCommon extends Endpoint {
   /** a write that replaces the whole resource, so sending it twice does no harm (it may be retried) */
@@ -42,26 +43,27 @@ interface UpdateCommon extends Endpoint {
 }
 
 /** An update. One variant per request style. */
-export type UpdateEndpoint = UpdateCommon & (
-  | {
-    /** partial body + update_mask */
-    style: 'patch';
-    /** body field holding the id (offer_id); absent: none */
-    idField?: string;
-    /** body field holding the changed part of the resource (offer); absent: `resource` */
-    bodyKey?: string;
-    /** the id is also written inside the resource (ContentType: type.id) */
-    idInResource?: boolean;
-    /** top-level body fields copied from the spec (ContentType: base_type) */
-    extra?: Record<string, string>;
-  }
-  | {
-    /** the whole resource, live values carried for unmanaged fields */
-    style: 'replace';
-    /** read-only values of the live resource sent back with a replace (policy etag) */
-    carry?: string[];
-  }
-);
+export type UpdateEndpoint = UpdateCommon &
+  (
+    | {
+        /** partial body + update_mask */
+        style: 'patch';
+        /** body field holding the id (offer_id); absent: none */
+        idField?: string;
+        /** body field holding the changed part of the resource (offer); absent: `resource` */
+        bodyKey?: string;
+        /** the id is also written inside the resource (ContentType: type.id) */
+        idInResource?: boolean;
+        /** top-level body fields copied from the spec (ContentType: base_type) */
+        extra?: Record<string, string>;
+      }
+    | {
+        /** the whole resource, live values carried for unmanaged fields */
+        style: 'replace';
+        /** read-only values of the live resource sent back with a replace (policy etag) */
+        carry?: string[];
+      }
+  );
 
 /**
  * How a document names its live resource.
@@ -92,7 +94,8 @@ export interface KindDef {
 }
 
 /** How a document of this kind is created: by copying `source` when it names one, else from its fields. */
-export const createFor = (k: KindDef, source: string | undefined): CreateEndpoint | undefined => (source ? k.duplicate : k.create);
+export const createFor = (k: KindDef, source: string | undefined): CreateEndpoint | undefined =>
+  source ? k.duplicate : k.create;
 
 /** Whether tapedeck can create a resource of this kind at all. */
 export const creatable = (k: KindDef) => !!(k.create || k.duplicate);

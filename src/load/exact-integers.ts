@@ -19,7 +19,8 @@ export function readWideIntegers(doc: Document.Parsed, text: string): boolean {
   yamlLib().visit(doc, {
     Scalar: (_, node) => {
       // Beyond 2^53 `yaml` parsed it inexactly, or as Infinity past 1.8e308; the source text is exact.
-      if (typeof node.value !== 'number' || Number.isSafeInteger(node.value) || !INTEGER.test(node.source ?? '')) return;
+      if (typeof node.value !== 'number' || Number.isSafeInteger(node.value) || !INTEGER.test(node.source ?? ''))
+        return;
       node.value = BigInt(node.source!);
       found = true;
     },
@@ -39,6 +40,8 @@ export function withExactIntegers(v: unknown, pointer: string, wide: string[]): 
     return items.some((y, i) => y !== v[i]) ? items : v;
   }
   if (typeof v !== 'object' || v === null) return v;
-  const entries = Object.entries(v).map(([k, x]) => [k, withExactIntegers(x, `${pointer}/${escapePointer(k)}`, wide)] as const);
+  const entries = Object.entries(v).map(
+    ([k, x]) => [k, withExactIntegers(x, `${pointer}/${escapePointer(k)}`, wide)] as const,
+  );
   return entries.some(([k, y]) => y !== (v as Record<string, unknown>)[k]) ? Object.fromEntries(entries) : v;
 }

@@ -1,7 +1,13 @@
 // The fast YAML reader's one document (see fast-yaml.ts): block mappings and sequences, one-line flow collections,
 // plain and quoted one-line scalars; anything else throws Unsupported, and the document is read by `yaml` instead.
 import {
-  plainKey, quoted, resolvePlain, trimSpaces, trimSpacesEnd, trimSpacesStart, unsupported,
+  plainKey,
+  quoted,
+  resolvePlain,
+  trimSpaces,
+  trimSpacesEnd,
+  trimSpacesStart,
+  unsupported,
 } from './yaml-scalars.js';
 
 /** Collections nest at most this deep: deeper nesting is an error (reported by load.ts), not a stack overflow. */
@@ -125,7 +131,8 @@ export class Reader {
         this.i++;
         const next = this.lines[this.i];
         if (next && next.indent > indent) out.push(this.block(next.indent));
-        else if (content) out.push(null); // `- # comment`: an empty item
+        else if (content)
+          out.push(null); // `- # comment`: an empty item
         else unsupported('an empty item');
         continue;
       }
@@ -206,10 +213,17 @@ export class Reader {
 
   private flowScalar(text: string, j: number, _asKey: boolean): [unknown, number] {
     if (text[j] === '"' || text[j] === "'") return quoted(text, j);
-    if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '') || INDICATOR_START.test(text.slice(j, j + 2))) unsupported('an indicator in a flow collection');
+    if (/^[&*!|>%@`#[\]{},?]/.test(text[j] ?? '') || INDICATOR_START.test(text.slice(j, j + 2)))
+      unsupported('an indicator in a flow collection');
     const start = j;
     // `:` ends a plain scalar only before a blank, a flow indicator or the end (`{a:1}` is the key "a:1").
-    while (j < text.length && !',[]{}'.includes(text[j]) && !(text[j] === ':' && (j + 1 === text.length || ' ,[]{}'.includes(text[j + 1]))) && !(text[j] === ' ' && text[j + 1] === '#')) j++;
+    while (
+      j < text.length &&
+      !',[]{}'.includes(text[j]) &&
+      !(text[j] === ':' && (j + 1 === text.length || ' ,[]{}'.includes(text[j + 1]))) &&
+      !(text[j] === ' ' && text[j + 1] === '#')
+    )
+      j++;
     return [resolvePlain(trimSpaces(text.slice(start, j))), j];
   }
 }

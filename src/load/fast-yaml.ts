@@ -8,7 +8,14 @@
 // refused (see parseSimple). A document's value must not depend on which reader ran (so on the rest of its file):
 // test/unit/fast-yaml*.test.ts compare them on thousands of files, the YAML test suite and every white space.
 
-import { REFUSED_CHARACTERS, trimSpaces, trimSpacesEnd, trimSpacesStart, unsupported, Unsupported } from './yaml-scalars.js';
+import {
+  REFUSED_CHARACTERS,
+  trimSpaces,
+  trimSpacesEnd,
+  trimSpacesStart,
+  unsupported,
+  Unsupported,
+} from './yaml-scalars.js';
 import { Reader, type Line } from './fast-yaml-reader.js';
 
 export { Unsupported } from './yaml-scalars.js';
@@ -36,7 +43,8 @@ export interface SimpleDoc extends DocText {
  * content after `---`, which can make what follows part of it).
  */
 export function parseSimple(text: string): Array<SimpleDoc | DocText> {
-  if (REFUSED_CHARACTERS.test(text) || /^(%|\.\.\.)/m.test(text)) unsupported('tabs, controls, directives or document ends');
+  if (REFUSED_CHARACTERS.test(text) || /^(%|\.\.\.)/m.test(text))
+    unsupported('tabs, controls, directives or document ends');
   const docs: Array<SimpleDoc | DocText> = [];
   let current: Line[] = [];
   let index = 0;

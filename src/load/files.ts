@@ -33,7 +33,8 @@ type Entry = { file: string } | { link: string };
 export function documentFiles(dir: string, cwd: string): { files: string[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const shown = (path: string) => relative(cwd, path) || path;
-  const refuse = (path: string, message: string) => issues.push({ file: shown(path), pos: { line: 1, col: 1 }, message, severity: 'error' });
+  const refuse = (path: string, message: string) =>
+    issues.push({ file: shown(path), pos: { line: 1, col: 1 }, message, severity: 'error' });
   let st: Stats;
   try {
     st = statSync(dir);
@@ -41,7 +42,18 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
     return { files: [], issues: [{ file: dir, message: 'no such directory', severity: 'error' }] };
   }
   if (st.isFile()) return { files: [dir], issues };
-  if (!st.isDirectory()) return { files: [], issues: [{ file: shown(dir), pos: { line: 1, col: 1 }, message: `is not a regular file (${what(st)})`, severity: 'error' }] };
+  if (!st.isDirectory())
+    return {
+      files: [],
+      issues: [
+        {
+          file: shown(dir),
+          pos: { line: 1, col: 1 },
+          message: `is not a regular file (${what(st)})`,
+          severity: 'error',
+        },
+      ],
+    };
 
   const root = realpathSync(dir);
   /** real paths of the folders walked and the files taken */
@@ -58,7 +70,8 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
       return;
     }
     for (const e of entries) {
-      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && notDocuments.includes(e.name))) continue;
+      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && notDocuments.includes(e.name)))
+        continue;
       const full = join(path, e.name);
       if (e.isSymbolicLink()) out.push({ link: full });
       else if (e.isDirectory()) walk(full, join(real, e.name), out);
@@ -85,7 +98,10 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
     const st = statSync(target);
     if (!st.isDirectory() && !isYamlName(link)) return [];
     if (target !== root && !target.startsWith(root + sep)) {
-      refuse(link, `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'file'} outside DIR (${shown(target)}): only files inside DIR are read; move it in, or run tapedeck on a folder that holds both`);
+      refuse(
+        link,
+        `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'file'} outside DIR (${shown(target)}): only files inside DIR are read; move it in, or run tapedeck on a folder that holds both`,
+      );
       return [];
     }
     if (seen.has(target)) return [];

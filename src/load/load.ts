@@ -24,7 +24,13 @@ export const MAX_ALIAS_COUNT = 100;
 export { MAX_DEPTH, parseWithYaml };
 export { PROJECT_FILE } from './files.js';
 
-function positionsOf(node: Node | null, linePos: (offset: number) => Pos, pointer: string, into: Map<string, Pos>, at?: number): void {
+function positionsOf(
+  node: Node | null,
+  linePos: (offset: number) => Pos,
+  pointer: string,
+  into: Map<string, Pos>,
+  at?: number,
+): void {
   if (!node) return;
   const { isMap, isPair, isScalar, isSeq } = yamlLib();
   const offset = at ?? node.range?.[0];
@@ -33,7 +39,13 @@ function positionsOf(node: Node | null, linePos: (offset: number) => Pos, pointe
     for (const pair of node.items) {
       if (!isPair(pair)) continue;
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      positionsOf(pair.value as Node | null, linePos, `${pointer}/${escapePointer(key)}`, into, (pair.key as Node | null)?.range?.[0]);
+      positionsOf(
+        pair.value as Node | null,
+        linePos,
+        `${pointer}/${escapePointer(key)}`,
+        into,
+        (pair.key as Node | null)?.range?.[0],
+      );
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => positionsOf(item as Node | null, linePos, `${pointer}/${i}`, into));
@@ -44,13 +56,17 @@ function positionsOf(node: Node | null, linePos: (offset: number) => Pos, pointe
  *  "[ a, b ]", and warn on the process's stderr): its offset and what is wrong. The syntax tree is walked without
  *  recursion: it holds any depth, where building values from it would overflow the stack (10,000 `[` do). */
 function badCollection(tokens: CST.Token[]): { offset: number; message: string } | undefined {
-  const stack = tokens.map((token): { token?: CST.Token | null; depth: number } => ({ token: token.type === 'document' ? token.value : undefined, depth: 1 }));
+  const stack = tokens.map((token): { token?: CST.Token | null; depth: number } => ({
+    token: token.type === 'document' ? token.value : undefined,
+    depth: 1,
+  }));
   for (let top = stack.pop(); top; top = stack.pop()) {
     const { token, depth } = top;
     if (!token || !('items' in token)) continue;
     if (depth > MAX_DEPTH) return { offset: token.offset, message: `collections nested more than ${MAX_DEPTH} deep` };
     for (const { key, value } of token.items) {
-      if (key && 'items' in key) return { offset: key.offset, message: 'a mapping key must be a scalar, not a collection' };
+      if (key && 'items' in key)
+        return { offset: key.offset, message: 'a mapping key must be a scalar, not a collection' };
       stack.push({ token: value, depth: depth + 1 });
     }
   }
@@ -62,7 +78,8 @@ function refusal(doc: Document.Parsed, text: string): { message: string; offset?
   // `yaml` reads every document after a `%YAML 1.1` by YAML 1.1 too (`yes` is true): one document's value would
   // depend on another's directive.
   const { version } = doc.directives.yaml;
-  if (version !== '1.2') return { message: `only YAML 1.2 is read; this document is YAML ${version}`, offset: doc.range[0] };
+  if (version !== '1.2')
+    return { message: `only YAML 1.2 is read; this document is YAML ${version}`, offset: doc.range[0] };
   let cycle: { message: string; offset?: number } | undefined;
   // An alias inside the node it names would make a value without end.
   if (text.includes('*')) {
@@ -142,12 +159,19 @@ function warningMessage(w: YAMLWarning): string {
   const tag = /^(?:Unresolved tag: (\S+)|(\S+) used for)/.exec(w.message);
   if (!tag) return w.message.split('\n')[0];
   const name = (tag[1] ?? tag[2]).replace(/^tag:yaml\.org,2002:/, '!!');
-  return CORE_TAGS.includes(name) ? `the value is not a valid ${name}` : `unknown tag ${name}: only the core schema's tags are read (${CORE_TAGS.join(', ')})`;
+  return CORE_TAGS.includes(name)
+    ? `the value is not a valid ${name}`
+    : `unknown tag ${name}: only the core schema's tags are read (${CORE_TAGS.join(', ')})`;
 }
 
 /** The full YAML parser: every feature, every error message. Documents are parsed, composed and read one at a time,
  *  so a file's syntax trees never all live at once (all at once, they made the collector the main cost). */
-function parseWithYaml(text: string, file: string, issues: Issue[], at: { index: number; line: number } = { index: 0, line: 1 }): LoadedDoc[] {
+function parseWithYaml(
+  text: string,
+  file: string,
+  issues: Issue[],
+  at: { index: number; line: number } = { index: 0, line: 1 },
+): LoadedDoc[] {
   const { Composer, LineCounter, Parser } = yamlLib();
   const lc = new LineCounter();
   /** `text` may be one document of a file, starting on its line `at.line`. */
@@ -156,7 +180,12 @@ function parseWithYaml(text: string, file: string, issues: Issue[], at: { index:
     return { line: line + at.line - 1, col };
   };
   const problem = (offset: number | undefined, message: string) =>
-    issues.push({ file, pos: offset === undefined ? undefined : linePos(offset), message: `YAML: ${printable(message)}`, severity: 'error' });
+    issues.push({
+      file,
+      pos: offset === undefined ? undefined : linePos(offset),
+      message: `YAML: ${printable(message)}`,
+      severity: 'error',
+    });
   const out: LoadedDoc[] = [];
   // resolveKnownTags: false leaves YAML 1.1's !!binary, !!timestamp, !!set, !!omap and !!pairs unresolved (a warning,
   // so an error here) instead of making a Buffer, a Date or a Set that is no JSON value.
@@ -179,8 +208,14 @@ function parseWithYaml(text: string, file: string, issues: Issue[], at: { index:
 }
 
 /** One composed document as read, or undefined when it is empty or has a problem (then told to `problem`). */
-function readDocument(doc: Document.Parsed, index: number, text: string, file: string, linePos: (offset: number) => Pos,
-  problem: (offset: number | undefined, message: string) => void): LoadedDoc | undefined {
+function readDocument(
+  doc: Document.Parsed,
+  index: number,
+  text: string,
+  file: string,
+  linePos: (offset: number) => Pos,
+  problem: (offset: number | undefined, message: string) => void,
+): LoadedDoc | undefined {
   for (const e of doc.errors) problem(e.pos[0], e.message.split('\n')[0]);
   for (const w of doc.warnings) problem(w.pos[0], warningMessage(w));
   if (doc.errors.length || doc.warnings.length) return undefined;

@@ -28,7 +28,9 @@ export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\u
 /** Characters the reader leaves to `yaml`: controls (tab, CR, VT, FF...), the line and paragraph separators and
  *  NEL (line breaks in YAML 1.1), a byte order mark (YAML's only at the start of a document), non-characters and
  *  unpaired surrogates. */
-export const REFUSED_CHARACTERS = new RegExp(`[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff\\ufffe\\uffff]|${LONE_SURROGATE.source}`);
+export const REFUSED_CHARACTERS = new RegExp(
+  `[\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff\\ufffe\\uffff]|${LONE_SURROGATE.source}`,
+);
 
 const NULL = /^(?:~|null|Null|NULL)?$/;
 const BOOL = /^(?:true|True|TRUE|false|False|FALSE)$/;
@@ -65,8 +67,24 @@ export function plainKey(s: string): string {
 }
 
 const ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b', ' ': ' ',
-  '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\u0085',
+  _: '\u00a0',
+  L: '\u2028',
+  P: '\u2029',
 };
 
 /** A quoted scalar starting at s[i]; returns its value and the index after the closing quote. */

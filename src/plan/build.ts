@@ -4,12 +4,15 @@ import type { Registry } from '../kinds/registry.js';
 import { creatable, createFor, type KindDef } from '../kinds/types.js';
 import { lookupOf, readBackOf, readShapeOf } from '../kinds/access.js';
 import { resourceModel } from '../schema/model.js';
-import { deepEqual, normalize, type Json, type JsonObject } from '../schema/values.js';
+import { type Json, type JsonObject } from '../schema/values.js';
 import { diffSpec, managedFields } from '../diff/diff.js';
 import { withEscapes } from '../resolve/desired.js';
-import { documentDigest } from '../resolve/digest.js';
 import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
-import { CHANGE_FIELDS, type Change, type Document, type Observed, type Plan, type Summary } from '../types.js';
+import type { Change, Document, Observed, Plan } from '../types.js';
+import { shapedChange, stateChange, type ChangeBase } from './change-shape.js';
+import { identityMoved } from './identity.js';
+import { summaryOf } from './summary.js';
+import { released, renameHint, type Undeclared } from './releases.js';
 import { waves } from '../util/pool.js';
 import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress, naturalCompare } from './order.js';
@@ -19,36 +22,6 @@ import { UserError } from '../errors.js';
 /** A document that cannot be planned as it stands: the user's to fix. */
 const PLAN = { code: 'E_PLAN' } as const;
 
-/** What every change of a document has, whatever its action. */
-type ChangeBase = Pick<Change, 'address' | 'kind' | 'depends_on' | 'managed' | 'drift' | 'sensitive'>;
-const BASE = new Set<keyof Change>(['address', 'kind', 'depends_on', 'managed', 'drift', 'sensitive']);
-/** What only a write carries: a change of the state alone (noop, move, release; most of a large plan) has fewer. */
-const WRITE_ONLY = new Set<keyof Change>(
-  ['update_mask', 'request', 'diff', 'schema', 'live_fingerprint', 'lookup', 'read', 'expect'],
-);
-const STATE_FIELDS = CHANGE_FIELDS.filter((f) => !WRITE_ONLY.has(f));
-
-/**
- * A change with every one of `fields`, in the plan JSON's order, those it does not have left undefined (JSON and the
- * saved plan's checksum leave them out). Set one by one in the same order, every change of a shape shares one hidden
- * class: a spread of optional parts gave each change a class of its own (docs/performance.md).
- */
-function shaped(fields: readonly (keyof Change)[], b: Partial<Change>, c: Partial<Change>): Change {
-  const out: Partial<Record<keyof Change, unknown>> = {};
-  for (const f of fields) out[f] = (BASE.has(f) ? b : c)[f];
-  return out as Change;
-}
-
-/** A change that writes (create, update, replace, restore), with every field of a change. */
-export function shapedChange(b: ChangeBase, c: Omit<Change, keyof ChangeBase>): Change {
-  return shaped(CHANGE_FIELDS, b, c);
-}
-
-/** A change of the state alone: the same order without a write's fields. */
-function stateChange(b: Partial<ChangeBase>, c: Pick<Change, 'action' | 'id' | 'moved_from' | 'notes'>): Change {
-  return shaped(STATE_FIELDS, b, c);
-}
-
 const nonEmpty = <T>(xs: T[] | undefined): T[] | undefined => (xs?.length ? xs : undefined);
 
 /** The managed fields, or the desired spec itself where they are the same (a flat spec of set values, as most
@@ -57,15 +30,21 @@ function managedOf(model: ReturnType<typeof resourceModel>, desired: JsonObject)
   const managed = managedFields(model, desired);
   const keys = Object.keys(managed);
   const own = Object.keys(desired);
-  return keys.length === own.length && keys.every((k, i) => k === own[i] && managed[k] === desired[k]) ? desired : managed;
+  return keys.length === own.length && keys.every((k, i) => k === own[i] && managed[k] === desired[k])
+    ? desired
+    : managed;
 }
 
 function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record<string, unknown>): Change {
   const model = resourceModel(k.schema);
   const drift = driftOf(k.schema, o.live, lastApplied);
   const base: ChangeBase = {
-    address: o.doc.address, kind: k.kind, depends_on: nonEmpty(deps), managed: managedOf(model, o.desired),
-    drift: nonEmpty(drift), sensitive: nonEmpty(o.doc.sensitive),
+    address: o.doc.address,
+    kind: k.kind,
+    depends_on: nonEmpty(deps),
+    managed: managedOf(model, o.desired),
+    drift: nonEmpty(drift),
+    sensitive: nonEmpty(o.doc.sensitive),
   };
   const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
   // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.
@@ -75,94 +54,99 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
   const create = (notes: string[] = [], released?: string): Change => {
     const ep = createFor(k, o.source);
     if (!ep) {
-      throw new UserError(`${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`, PLAN);
+      throw new UserError(
+        `${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`,
+        PLAN,
+      );
     }
     const style = styleOf(ep);
     const w = { k, model, o, mask: [], key };
     return shapedChange(base, {
-      action: released ? 'replace' : 'create', moved_from: o.moved_from || undefined, released_id: released,
-      request: style.request(w), diff: diffSpec(model, o.desired, null), schema: k.schema,
-      live_fingerprint: fingerprinted(), lookup: lookupOf(k, o.desired, o.source),
+      action: released ? 'replace' : 'create',
+      moved_from: o.moved_from || undefined,
+      released_id: released,
+      request: style.request(w),
+      diff: diffSpec(model, o.desired, null),
+      schema: k.schema,
+      live_fingerprint: fingerprinted(),
+      lookup: lookupOf(k, o.desired, o.source),
       // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
-      read: readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired }), expect: style.sets(w), notes: nonEmpty(notes),
+      read: readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired }),
+      expect: style.sets(w),
+      notes: nonEmpty(notes),
     });
   };
   if (o.live === null) return create();
   const otherIdentity = identityMoved(model, o);
   if (otherIdentity.length) {
     // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
-    const what = otherIdentity.map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`).join(', ');
-    if (!o.from_state || !creatable(k)) throw new UserError(`${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`, PLAN);
-    return create([`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`], o.id);
+    const what = otherIdentity
+      .map(([f, was, now]) => `${f} ${JSON.stringify(was)} → ${JSON.stringify(now)}`)
+      .join(', ');
+    if (!o.from_state || !creatable(k))
+      throw new UserError(
+        `${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`,
+        PLAN,
+      );
+    return create(
+      [`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`],
+      o.id,
+    );
   }
   const diff = diffSpec(model, o.desired, o.live);
   // A released resource taken back is a restore, whether fields differ (brought back like an update) or not.
   const same = o.restored ? 'restore' : o.moved_from ? 'move' : 'noop';
-  if (!diff.length) return stateChange(base, { action: same, id: o.id || undefined, moved_from: o.moved_from || undefined });
+  if (!diff.length)
+    return stateChange(base, { action: same, id: o.id || undefined, moved_from: o.moved_from || undefined });
   const style = styleOf(k.update);
   const w = { k, model, o, mask: diff.map((d) => d.path), key };
   return shapedChange(base, {
-    action: o.restored ? 'restore' : 'update', id: o.id || undefined, moved_from: o.moved_from || undefined, update_mask: style.mask(w.mask), request: style.request(w), diff,
-    schema: k.schema, live_fingerprint: fingerprinted(), read: readBackOf(k, { id: o.id, key, spec: o.desired }), expect: style.sets(w),
+    action: o.restored ? 'restore' : 'update',
+    id: o.id || undefined,
+    moved_from: o.moved_from || undefined,
+    update_mask: style.mask(w.mask),
+    request: style.request(w),
+    diff,
+    schema: k.schema,
+    live_fingerprint: fingerprinted(),
+    read: readBackOf(k, { id: o.id, key, spec: o.desired }),
+    expect: style.sets(w),
   });
-}
-
-/** The identifying fields (x-identity: a project) whose desired value is not the live resource's: [field, live, desired]. */
-function identityMoved(model: ReturnType<typeof resourceModel>, o: Observed): Array<[string, Json | undefined, Json | undefined]> {
-  const out: Array<[string, Json | undefined, Json | undefined]> = [];
-  for (const f of identityFields(model)) {
-    if (o.desired[f] === undefined) continue;
-    const field = model.props![f];
-    const [was, now] = [normalize(field, o.live?.[f]), normalize(field, o.desired[f])];
-    if (!deepEqual(was ?? null, now ?? null)) out.push([f, was, now]);
-  }
-  return out;
-}
-
-/** The identifying fields of a model, found once per model: every change of a kind asks. */
-const identities = new WeakMap<object, string[]>();
-export function identityFields(model: ReturnType<typeof resourceModel>): string[] {
-  let fields = identities.get(model);
-  if (!fields) identities.set(model, (fields = Object.entries(model.props ?? {}).filter(([, f]) => f.identity).map(([name]) => name)));
-  return fields;
 }
 
 /** Managed fields the last apply set that the document no longer has: left as they are, managed no more. */
 function unmanaged(c: Change, lastApplied?: Record<string, unknown>): string[] {
   const now = Object.keys(c.managed ?? {});
-  const gone = Object.keys(lastApplied ?? {}).filter((p) => !now.some((q) => q === p || q.startsWith(`${p}.`) || p.startsWith(`${q}.`)));
+  const gone = Object.keys(lastApplied ?? {}).filter(
+    (p) => !now.some((q) => q === p || q.startsWith(`${p}.`) || p.startsWith(`${q}.`)),
+  );
   return gone.map((p) => `${p} is no longer managed: it stays as it is on the platform`);
-}
-
-/** A state entry no document declares any more: released (the API has no delete), or the likely source of a rename. */
-export interface Undeclared {
-  address: string;
-  kind: string;
-  id?: string;
-  fields?: Record<string, unknown>;
-}
-
-function released(u: Undeclared): Change {
-  return stateChange({ address: u.address, kind: u.kind }, { action: 'release', id: u.id || undefined, notes: ['no longer declared; it stays on the platform'] });
-}
-
-/** A create whose managed fields equal a released entry's: most likely a rename, which would make a second one. */
-function renameHint(c: Change, gone: Undeclared[]): string[] {
-  const twin = gone.find((u) => u.kind === c.kind && u.fields && deepEqual(u.fields as Json, (c.managed ?? {}) as Json));
-  return twin ? [`this looks like a rename of ${twin.address}: add \`moved_from: ${twin.address}\` to the document to keep that ${c.kind} instead of creating a second one`] : [];
 }
 
 /** A plan that would make a second live default where the kind allows one (per project and type) is an error.
  *  `observed` are the planned documents; `all` every observation (a document not planned may give the default up). */
-function checkUniqueLive(registry: Registry, observed: Observed[], all: Map<string, Observed>, liveOthers: (k: KindDef) => JsonObject[]): void {
+function checkUniqueLive(
+  registry: Registry,
+  observed: Observed[],
+  all: Map<string, Observed>,
+  liveOthers: (k: KindDef) => JsonObject[],
+): void {
   for (const o of observed) {
     const k = registry.get(o.doc.kind)!;
     for (const u of k.uniqueWhen ?? []) {
       if (o.desired[u.when] !== true) continue;
-      const clash = liveOthers(k).find((r) => r[u.when] === true && r.id !== o.id &&
-        u.fields.every((f) => r[f] === o.desired[f]) &&
-        ![...all.values()].some((x) => x.id === r.id && x.desired[u.when] === false));
-      if (clash) throw new UserError(`${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`, PLAN);
+      const clash = liveOthers(k).find(
+        (r) =>
+          r[u.when] === true &&
+          r.id !== o.id &&
+          u.fields.every((f) => r[f] === o.desired[f]) &&
+          ![...all.values()].some((x) => x.id === r.id && x.desired[u.when] === false),
+      );
+      if (clash)
+        throw new UserError(
+          `${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`,
+          PLAN,
+        );
     }
   }
 }
@@ -191,16 +175,29 @@ function handovers(registry: Registry, observed: Iterable<Observed>): Map<string
   for (const o of all) {
     for (const u of registry.get(o.doc.kind)!.uniqueWhen ?? []) {
       if (o.desired[u.when] !== true || o.live?.[u.when] === true) continue;
-      const givers = all.filter((x) => x !== o && x.doc.kind === o.doc.kind && x.desired[u.when] === false && x.live?.[u.when] === true &&
-        u.fields.every((f) => x.desired[f] === o.desired[f]));
-      if (givers.length) out.set(o.doc.address, [...(out.get(o.doc.address) ?? []), ...givers.map((x) => x.doc.address)]);
+      const givers = all.filter(
+        (x) =>
+          x !== o &&
+          x.doc.kind === o.doc.kind &&
+          x.desired[u.when] === false &&
+          x.live?.[u.when] === true &&
+          u.fields.every((f) => x.desired[f] === o.desired[f]),
+      );
+      if (givers.length)
+        out.set(o.doc.address, [...(out.get(o.doc.address) ?? []), ...givers.map((x) => x.doc.address)]);
     }
   }
   return out;
 }
 
 /** One document's change. */
-function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, ctx: PlanContext, after: string[] = []): Change {
+function planOne(
+  registry: Registry,
+  graph: Map<string, string[]>,
+  o: Observed,
+  ctx: PlanContext,
+  after: string[] = [],
+): Change {
   // Only references to documents that are not known yet make a dependency the apply must wait for.
   const refs = graph.get(o.doc.address) ?? [];
   const text = refs.length ? JSON.stringify([o.desired, o.source ?? null]) : '';
@@ -210,7 +207,10 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   // A key kind's key is its identity: another key is another resource, and the one the state knew is let go.
   const keyField = k.identity.by === 'key' ? k.identity.field : undefined;
   const was = keyField ? ctx.stateId?.(o.moved_from ?? o.doc.address) : undefined;
-  const rekeyed = was && o.id && was !== o.id ? [`${keyField} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`] : [];
+  const rekeyed =
+    was && o.id && was !== o.id
+      ? [`${keyField} changed from ${was}: the ${k.kind} there is released and stays as it is on the platform`]
+      : [];
   const c = changeFor(k, o, deps, rekeyed.length ? undefined : last);
   // A write to another key is a write of another resource, and the one the state knew is let go: a replace.
   if (rekeyed.length && c.action === 'update') Object.assign(c, { action: 'replace', released_id: was });
@@ -224,7 +224,15 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
   }
   // Adopted rather than created: the reviewer should see which live resource the document takes over.
   const adopted = o.adopted_by && o.id ? [`adopted by natural key (${o.adopted_by.join(', ')}): ${o.id}`] : [];
-  const notes = [...(c.notes ?? []), ...(o.notes ?? []), ...adopted, ...rekeyed, ...(c.action === 'create' || c.action === 'replace' ? renameHint(c, ctx.undeclared ?? []) : unmanaged(c, rekeyed.length ? undefined : last))];
+  const notes = [
+    ...(c.notes ?? []),
+    ...(o.notes ?? []),
+    ...adopted,
+    ...rekeyed,
+    ...(c.action === 'create' || c.action === 'replace'
+      ? renameHint(c, ctx.undeclared ?? [])
+      : unmanaged(c, rekeyed.length ? undefined : last)),
+  ];
   if (notes.length) c.notes = notes;
   return c;
 }
@@ -234,7 +242,12 @@ function planOne(registry: Registry, graph: Map<string, string[]>, o: Observed, 
  * `observed` may hold more documents than are planned: a --refresh changed plan plans only those it read, and its
  * `refresh.not_read` stands for the others (as Terraform's plan leaves unchanged resources out).
  */
-export function planChanges(docs: Document[], observed: Map<string, Observed>, registry: Registry, ctx: PlanContext = {}): Pick<Plan, 'changes' | 'summary'> {
+export function planChanges(
+  docs: Document[],
+  observed: Map<string, Observed>,
+  registry: Registry,
+  ctx: PlanContext = {},
+): Pick<Plan, 'changes' | 'summary'> {
   const refGraph = ctx.graph ?? dependencyGraph(docs);
   const after = handovers(registry, observed.values());
   const graph = after.size ? new Map(refGraph) : refGraph;
@@ -249,34 +262,15 @@ export function planChanges(docs: Document[], observed: Map<string, Observed>, r
   }
   const inWaves = waves(
     [...byLevel].sort(([a], [b]) => a - b).flatMap(([, ds]) => ds),
-    (d) => d.address, (d) => graph.get(d.address) ?? [],
+    (d) => d.address,
+    (d) => graph.get(d.address) ?? [],
   );
   // (Arrays of every document are not copied where they need not be: at 100,000 each is almost 1 MB.)
   const ordered = inWaves.length === 1 ? inWaves[0] : inWaves.flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, observed, ctx.liveListed ?? (() => []));
   const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
-  for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address))) changes.push(released(u));
+  for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address)))
+    changes.push(released(u));
   return { changes, summary: summaryOf(changes) };
-}
-
-/** How many changes of each action: the summary, counted from the changes themselves (also for a saved plan). */
-export function summaryOf(changes: readonly Change[]): Summary {
-  const summary: Summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
-  for (const c of changes) summary[c.action]++;
-  return summary;
-}
-
-/**
- * Each change of a document gets the document's digest, which apply records in the state with the fields (see
- * resolve/digest.ts), where one holds: not for values from the environment (never stored), nor a duplicate (its
- * placeholder stands for what the source has). `idOf`: the ids the references resolved to.
- */
-export function addDigests(changes: Change[], docs: Document[], idOf: (address: string) => string | undefined): void {
-  const byAddress = new Map(docs.map((d) => [d.address, d]));
-  const graph = dependencyGraph(docs);
-  for (const c of changes) {
-    const d = c.action === 'release' ? undefined : byAddress.get(c.address);
-    if (d && !d.sensitive?.length && d.duplicate_from === undefined) c.digest = documentDigest(d, graph.get(d.address) ?? [], idOf);
-  }
 }

@@ -29,7 +29,11 @@ export function configurationHash(docs: Document[]): string {
 }
 
 /** Managed fields whose live value is no longer what the last apply left (changed outside tapedeck). */
-export function driftOf(schema: string, live: JsonObject | null, lastApplied: Record<string, unknown> | undefined): DiffEntry[] {
+export function driftOf(
+  schema: string,
+  live: JsonObject | null,
+  lastApplied: Record<string, unknown> | undefined,
+): DiffEntry[] {
   if (!live || !lastApplied) return [];
   const model = resourceModel(schema);
   const out: DiffEntry[] = [];

@@ -8,7 +8,7 @@ import { diffSpec } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { Observed } from '../types.js';
-import { identityFields } from './build.js';
+import { identityFields } from './identity.js';
 import { driftOf } from './fingerprint.js';
 
 /** The fields the plan reads of a kind's matching resources whatever the document sets, as the kind declares
@@ -34,8 +34,10 @@ export function keptForPlan(k: KindDef, o: Observed, lastApplied?: Record<string
   const live = o.live;
   if (!live || diffSpec(resourceModel(k.schema), o.desired, live).length) return live;
   const rules = k.uniqueWhen ?? [];
-  const standsFor = rules.every((u) => (o.desired[u.when] === true) === (live[u.when] === true)) &&
-    !driftOf(k.schema, live, lastApplied).length && !driftOf(k.schema, o.desired, lastApplied).length;
+  const standsFor =
+    rules.every((u) => (o.desired[u.when] === true) === (live[u.when] === true)) &&
+    !driftOf(k.schema, live, lastApplied).length &&
+    !driftOf(k.schema, o.desired, lastApplied).length;
   if (standsFor) return o.desired;
   const kept: JsonObject = {};
   const keep = (field: string) => {

@@ -7,7 +7,9 @@ import type { LiveProjection } from '../remote/read-live.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Document, Observed, Plan } from '../types.js';
-import { addDigests, planChanges, type Undeclared } from './build.js';
+import { planChanges } from './build.js';
+import type { Undeclared } from './releases.js';
+import { addDigests } from './summary.js';
 import { keptForPlan } from './keep.js';
 
 /** What was found of the documents planned: read from the platform, or taken as the state recorded them. */
@@ -45,7 +47,8 @@ export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
   // The documents read first, then those taken from the state: the order handovers of a default look in.
   const observed = observations.trusted?.size ? new Map(observations.read) : observations.read;
   for (const [address, o] of observations.trusted ?? []) observed.set(address, o);
-  const releases = input.declared === false ? [] : undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
+  const releases =
+    input.declared === false ? [] : undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
   const planned = planChanges(documents, observed, registry, {
     liveListed: observations.liveListed,
     lastApplied: (a) => state.entry(a)?.fields,

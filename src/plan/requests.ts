@@ -29,7 +29,13 @@ interface Strategy<E> {
 const retryable = (ep: { method: string; idempotent?: boolean }) => ep.method !== 'POST' || !!ep.idempotent;
 
 const fields: Strategy<CreateEndpoint & { style: 'fields' }> = {
-  request: (ep, { o }) => ({ method: ep.method, path: endpointPath(ep, { spec: o.desired }), body: o.desired, retry: false, answer: ep.wrapper }),
+  request: (ep, { o }) => ({
+    method: ep.method,
+    path: endpointPath(ep, { spec: o.desired }),
+    body: o.desired,
+    retry: false,
+    answer: ep.wrapper,
+  }),
   sets: (_, { model, o }) => managedFields(model, o.desired),
 };
 
@@ -37,13 +43,21 @@ const duplicate: Strategy<CreateEndpoint & { style: 'duplicate' }> = {
   request: (ep, { model, o }) => ({
     method: ep.method,
     path: endpointPath(ep, { source: o.source, spec: o.desired }),
-    body: { [ep.idField]: o.source ?? null, [ep.bodyKey]: o.desired, update_mask: leafPaths(model, o.desired).join(',') },
+    body: {
+      [ep.idField]: o.source ?? null,
+      [ep.bodyKey]: o.desired,
+      update_mask: leafPaths(model, o.desired).join(','),
+    },
     retry: false,
     answer: ep.wrapper,
   }),
   // A string holding the placeholder becomes what the server makes of it: not known before, so not checked.
-  sets: (ep, { model, o }) => Object.fromEntries(Object.entries(managedFields(model, o.desired))
-    .filter(([, v]) => !(typeof v === 'string' && v.includes(ep.placeholder)))),
+  sets: (ep, { model, o }) =>
+    Object.fromEntries(
+      Object.entries(managedFields(model, o.desired)).filter(
+        ([, v]) => !(typeof v === 'string' && v.includes(ep.placeholder)),
+      ),
+    ),
 };
 
 const maskedValues = ({ model, o, mask }: WriteInput) =>
@@ -59,7 +73,13 @@ const patch: Strategy<UpdateEndpoint & { style: 'patch' }> = {
     for (const [name, from] of Object.entries(ep.extra ?? {})) body[name] = o.desired[specField(from)] ?? null;
     body[ep.bodyKey ?? 'resource'] = part;
     body.update_mask = mask.join(',');
-    return { method: ep.method, path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }), body, retry: retryable(ep), answer: k.read.wrapper };
+    return {
+      method: ep.method,
+      path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }),
+      body,
+      retry: retryable(ep),
+      answer: k.read.wrapper,
+    };
   },
   sets: (_, w) => maskedValues(w),
 };
@@ -70,7 +90,13 @@ const replace: Strategy<UpdateEndpoint & { style: 'replace' }> = {
     // The whole resource: live values of the fields the documents leave out, so nothing unmanaged is lost.
     const body = overlay(model, writableOnly(model, o.live ?? {}) ?? {}, o.desired) as JsonObject;
     for (const c of ep.carry ?? []) if (o.live?.[c] !== undefined) body[c] = o.live[c];
-    return { method: ep.method, path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }), body, retry: retryable(ep), answer: k.read.wrapper };
+    return {
+      method: ep.method,
+      path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }),
+      body,
+      retry: retryable(ep),
+      answer: k.read.wrapper,
+    };
   },
   // Replace-style writes have no mask on the wire; the plan names the changed top-level fields.
   mask: (paths) => [...new Set(paths.map((p) => p.split('.')[0]))],
@@ -82,12 +108,24 @@ const replace: Strategy<UpdateEndpoint & { style: 'replace' }> = {
 };
 
 /** The strategy of an endpoint's style, with the endpoint bound to it. */
-export function styleOf(ep: CreateEndpoint | UpdateEndpoint): { request(w: WriteInput): RequestSpec; mask(paths: string[]): string[]; sets(w: WriteInput): Record<string, Json> } {
-  const bind = <E>(s: Strategy<E>, e: E) => ({ request: (w: WriteInput) => s.request(e, w), mask: s.mask ?? ((p: string[]) => p), sets: (w: WriteInput) => s.sets(e, w) });
+export function styleOf(ep: CreateEndpoint | UpdateEndpoint): {
+  request(w: WriteInput): RequestSpec;
+  mask(paths: string[]): string[];
+  sets(w: WriteInput): Record<string, Json>;
+} {
+  const bind = <E>(s: Strategy<E>, e: E) => ({
+    request: (w: WriteInput) => s.request(e, w),
+    mask: s.mask ?? ((p: string[]) => p),
+    sets: (w: WriteInput) => s.sets(e, w),
+  });
   switch (ep.style) {
-    case 'fields': return bind(fields, ep);
-    case 'duplicate': return bind(duplicate, ep);
-    case 'patch': return bind(patch, ep);
-    case 'replace': return bind(replace, ep);
+    case 'fields':
+      return bind(fields, ep);
+    case 'duplicate':
+      return bind(duplicate, ep);
+    case 'patch':
+      return bind(patch, ep);
+    case 'replace':
+      return bind(replace, ep);
   }
 }

@@ -25,7 +25,8 @@ function inside(path: string, sensitive: readonly string[]): string[][] | null {
 function maskAt(v: Json | undefined, path: string[], mark: Json = SENSITIVE): Json | undefined {
   if (!path.length) return v === undefined ? v : mark;
   const [k, ...rest] = path;
-  if (Array.isArray(v) && /^\d+$/.test(k) && Number(k) < v.length) return v.map((x, i) => (i === Number(k) ? (maskAt(x, rest, mark) as Json) : x));
+  if (Array.isArray(v) && /^\d+$/.test(k) && Number(k) < v.length)
+    return v.map((x, i) => (i === Number(k) ? (maskAt(x, rest, mark) as Json) : x));
   if (!isObject(v) || !Object.hasOwn(v, k)) return v;
   return { ...v, [k]: maskAt(v[k], rest, mark) as Json };
 }
@@ -35,10 +36,12 @@ const maskInside = (v: Json | undefined, paths: string[][]) => paths.reduce((x, 
 
 /** `fields` (path -> value) with the sensitive leaves masked. */
 function maskFields(fields: Record<string, Json>, sensitive: readonly string[]): Record<string, Json> {
-  return Object.fromEntries(Object.entries(fields).map(([p, v]) => {
-    const paths = inside(p, sensitive);
-    return [p, paths === null ? SENSITIVE : (maskInside(v, paths) as Json)];
-  }));
+  return Object.fromEntries(
+    Object.entries(fields).map(([p, v]) => {
+      const paths = inside(p, sensitive);
+      return [p, paths === null ? SENSITIVE : (maskInside(v, paths) as Json)];
+    }),
+  );
 }
 
 /** A request body with the sensitive fields masked: the resource is the body itself (a create, a replace) or one
@@ -56,13 +59,24 @@ function maskBody(body: JsonObject, sensitive: readonly string[]): JsonObject {
  * The path in `before` (the live side) of the element a desired-side path names: an element of a keyed array is
  * found by its key (the live order may differ), any other by its index.
  */
-function livePath(field: Field | undefined, after: Json | undefined, before: Json | undefined, path: string[]): string[] | undefined {
+function livePath(
+  field: Field | undefined,
+  after: Json | undefined,
+  before: Json | undefined,
+  path: string[],
+): string[] | undefined {
   if (!path.length) return [];
   const [k, ...rest] = path;
   if (Array.isArray(after) && Array.isArray(before)) {
     const key = field?.key;
     const mine = after[Number(k)];
-    const at = key ? before.findIndex((x) => stableStringify(key.map((p) => valueAt(x, p) ?? null)) === stableStringify(key.map((p) => valueAt(mine, p) ?? null))) : Number(k);
+    const at = key
+      ? before.findIndex(
+          (x) =>
+            stableStringify(key.map((p) => valueAt(x, p) ?? null)) ===
+            stableStringify(key.map((p) => valueAt(mine, p) ?? null)),
+        )
+      : Number(k);
     const tail = at < 0 ? undefined : livePath(field?.items, mine, before[at], rest);
     return tail && [String(at), ...tail];
   }
@@ -71,12 +85,18 @@ function livePath(field: Field | undefined, after: Json | undefined, before: Jso
   return tail && [k, ...tail];
 }
 
-const leafAt = (v: Json | undefined, path: string[]) => path.reduce<Json | undefined>((x, k) => (Array.isArray(x) ? x[Number(k)] : isObject(x) ? x[k] : undefined), v);
+const leafAt = (v: Json | undefined, path: string[]) =>
+  path.reduce<Json | undefined>((x, k) => (Array.isArray(x) ? x[Number(k)] : isObject(x) ? x[k] : undefined), v);
 
 /** A diff entry with its sensitive leaves masked on both sides; a leaf that changed says so on the after side. */
 function maskEntry(e: DiffEntry, sensitive: readonly string[], model: Field | undefined): DiffEntry {
   const paths = inside(e.path, sensitive);
-  if (paths === null) return { ...e, ...(e.before !== undefined ? { before: SENSITIVE } : {}), ...(e.after !== undefined ? { after: SENSITIVE } : {}) };
+  if (paths === null)
+    return {
+      ...e,
+      ...(e.before !== undefined ? { before: SENSITIVE } : {}),
+      ...(e.after !== undefined ? { after: SENSITIVE } : {}),
+    };
   if (!paths.length) return e;
   const field = model && fieldAt(model, e.path);
   let { before, after } = e;
@@ -92,7 +112,15 @@ function maskEntry(e: DiffEntry, sensitive: readonly string[], model: Field | un
 
 // Drift compares the last apply with the live side, neither in the document's order: its fields are masked whole.
 const maskDrift = (d: DiffEntry[], sensitive: readonly string[]) =>
-  d.map((e) => (touches(e.path, sensitive) ? { ...e, ...(e.before !== undefined ? { before: SENSITIVE } : {}), ...(e.after !== undefined ? { after: SENSITIVE } : {}) } : e));
+  d.map((e) =>
+    touches(e.path, sensitive)
+      ? {
+          ...e,
+          ...(e.before !== undefined ? { before: SENSITIVE } : {}),
+          ...(e.after !== undefined ? { after: SENSITIVE } : {}),
+        }
+      : e,
+  );
 
 export function maskChange(c: Change): Change {
   const s = c.sensitive;
@@ -105,9 +133,12 @@ export function maskChange(c: Change): Change {
     ...(c.managed ? { managed: maskFields(c.managed, s) } : {}),
     ...(c.expect ? { expect: maskFields(c.expect, s) } : {}),
     ...(c.lookup ? { lookup: { ...c.lookup, match: maskFields(c.lookup.match, s) } } : {}),
-    ...(c.request ? { request: { ...c.request, ...(c.request.body ? { body: maskBody(c.request.body, s) } : {}) } } : {}),
+    ...(c.request
+      ? { request: { ...c.request, ...(c.request.body ? { body: maskBody(c.request.body, s) } : {}) } }
+      : {}),
   };
 }
 
 /** The plan as it may be shown or saved. */
-export const maskPlan = (p: Plan): Plan => (p.changes.some((c) => c.sensitive?.length) ? { ...p, changes: p.changes.map(maskChange) } : p);
+export const maskPlan = (p: Plan): Plan =>
+  p.changes.some((c) => c.sensitive?.length) ? { ...p, changes: p.changes.map(maskChange) } : p;

@@ -40,7 +40,10 @@ export interface AgentSection {
 
 /** The project file of `dir`, or undefined when there is none; problems are located issues. `source`: the parsed
  *  file, for the positions of its rules. */
-export function loadProject(dir: string, cwd: string): { project?: Project; source?: SourceDoc; file: string; issues: Issue[] } {
+export function loadProject(
+  dir: string,
+  cwd: string,
+): { project?: Project; source?: SourceDoc; file: string; issues: Issue[] } {
   const full = join(dir, PROJECT_FILE);
   const file = relative(cwd, full) || full;
   if (!existsSync(full)) return { file, issues: [] };
@@ -50,13 +53,35 @@ export function loadProject(dir: string, cwd: string): { project?: Project; sour
   try {
     bytes = readBounded(full, MAX_FILE_BYTES);
   } catch (e) {
-    return { file, issues: [{ file, message: `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, severity: 'error' }] };
+    return {
+      file,
+      issues: [
+        { file, message: `cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`, severity: 'error' },
+      ],
+    };
   }
   if (!bytes) return { file, issues: [{ file, message: `file is over ${MAX_FILE_BYTES} bytes`, severity: 'error' }] };
   const [doc, ...rest] = parseFile(bytes.toString('utf8'), file, issues);
   if (issues.length) return { file, issues };
-  if (!doc) return { file, issues: [{ file, pos: { line: 1, col: 1 }, message: 'the project file is empty (it needs at least `version: 1`)', severity: 'error' }] };
-  if (rest.length) issues.push({ file, pos: nearestPos(rest[0], ''), message: 'the project file holds one document', severity: 'error' });
+  if (!doc)
+    return {
+      file,
+      issues: [
+        {
+          file,
+          pos: { line: 1, col: 1 },
+          message: 'the project file is empty (it needs at least `version: 1`)',
+          severity: 'error',
+        },
+      ],
+    };
+  if (rest.length)
+    issues.push({
+      file,
+      pos: nearestPos(rest[0], ''),
+      message: 'the project file holds one document',
+      severity: 'error',
+    });
   const validate = validator('project.schema.json');
   if (!validate(doc.value)) {
     for (const e of validate.errors ?? []) {

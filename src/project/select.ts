@@ -27,7 +27,13 @@ export function selectEnvironment(sources: SourceDoc[], envName: string, project
     }
     const problems = namingProblems(names, defined);
     for (const [i, message] of problems) {
-      issues.push({ file: s.file, pos: nearestPos(s, `/environments/${i}`), pointer: `/environments/${i}`, message, severity: 'error' });
+      issues.push({
+        file: s.file,
+        pos: nearestPos(s, `/environments/${i}`),
+        pointer: `/environments/${i}`,
+        message,
+        severity: 'error',
+      });
     }
     if (problems.length || names.includes(envName)) docs.push(s);
     else left++;
@@ -39,9 +45,18 @@ export function selectEnvironment(sources: SourceDoc[], envName: string, project
 function namingProblems(names: string[], defined: string[]): Array<[number, string]> {
   const out: Array<[number, string]> = [];
   names.forEach((n, i) => {
-    if (n.includes('${')) out.push([i, `environments: ${JSON.stringify(n)}: the environments are named as they are, never by a variable`]);
-    else if (!defined.length) out.push([i, `environments: ${JSON.stringify(n)}: tapedeck.yaml defines no environments (add them under environments:, or remove the field)`]);
-    else if (!defined.includes(n)) out.push([i, `environments: ${JSON.stringify(n)} is not an environment of tapedeck.yaml (${defined.join(', ')})`]);
+    if (n.includes('${'))
+      out.push([i, `environments: ${JSON.stringify(n)}: the environments are named as they are, never by a variable`]);
+    else if (!defined.length)
+      out.push([
+        i,
+        `environments: ${JSON.stringify(n)}: tapedeck.yaml defines no environments (add them under environments:, or remove the field)`,
+      ]);
+    else if (!defined.includes(n))
+      out.push([
+        i,
+        `environments: ${JSON.stringify(n)} is not an environment of tapedeck.yaml (${defined.join(', ')})`,
+      ]);
   });
   return out;
 }

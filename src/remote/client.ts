@@ -33,7 +33,14 @@ export interface ClientOptions {
 }
 
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-export const defaultClientOptions = { concurrency: 8, timeoutMs: 30_000, maxAttempts: 5, deadlineMs: 120_000, backoffMs: 200, maxResponseBytes: MAX_RESPONSE_BYTES };
+export const defaultClientOptions = {
+  concurrency: 8,
+  timeoutMs: 30_000,
+  maxAttempts: 5,
+  deadlineMs: 120_000,
+  backoffMs: 200,
+  maxResponseBytes: MAX_RESPONSE_BYTES,
+};
 
 export interface Response {
   status: number;
@@ -51,14 +58,22 @@ export function checkBaseUrl(raw: string, insecureHttp: boolean, warn: (m: strin
   } catch {
     throw new UserError(`base URL ${JSON.stringify(raw)} is not a valid URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UserError(`base URL must be http(s), not ${url.protocol}`);
-  if (url.username || url.password) throw new UserError('base URL must not carry credentials; use TAPEDECK_TOKEN or --token-file');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UserError(`base URL must be http(s), not ${url.protocol}`);
+  if (url.username || url.password)
+    throw new UserError('base URL must not carry credentials; use TAPEDECK_TOKEN or --token-file');
   // Requests name only their path: a query or fragment here would be dropped from every one of them, silently.
   // The rest of the URL is not echoed: a query may hold a key.
-  if (/[?#]/.test(raw)) throw new UserError(`base URL ${url.origin}${url.pathname} must not have a query string or fragment (requests would drop it)`);
+  if (/[?#]/.test(raw))
+    throw new UserError(
+      `base URL ${url.origin}${url.pathname} must not have a query string or fragment (requests would drop it)`,
+    );
   const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(url.hostname);
   if (url.protocol === 'http:' && !loopback) {
-    if (!insecureHttp) throw new UserError(`base URL ${url.origin} is plain http: the token would travel unencrypted (use https, or --insecure-http to override)`);
+    if (!insecureHttp)
+      throw new UserError(
+        `base URL ${url.origin} is plain http: the token would travel unencrypted (use https, or --insecure-http to override)`,
+      );
     warn(`warning: sending the token over plain http to ${url.origin} (--insecure-http)`);
   }
   return url;
@@ -95,7 +110,15 @@ export class Client {
     const started = Date.now();
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
-    const notStarted = () => new ApiError(method, path, 0, DEADLINE, 'the run passed its --deadline; no new request was started', mayHaveApplied);
+    const notStarted = () =>
+      new ApiError(
+        method,
+        path,
+        0,
+        DEADLINE,
+        'the run passed its --deadline; no new request was started',
+        mayHaveApplied,
+      );
     for (let attempt = 1; ; attempt++) {
       if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) throw notStarted();
       let ticket: Ticket;
@@ -103,7 +126,9 @@ export class Client {
         ticket = await this.limiter.acquire(path);
       } catch (e) {
         // The deadline passed while it waited for its turn, or the platform asked for a pause no timer holds.
-        throw e instanceof PauseTooLong ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied) : notStarted();
+        throw e instanceof PauseTooLong
+          ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied)
+          : notStarted();
       }
       let outcome: Response | ApiError;
       try {
@@ -118,14 +143,25 @@ export class Client {
       const wait = retryAfter ?? backoff(this.opts, attempt);
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
-      const pastDeadline = Date.now() - started + wait > this.opts.deadlineMs || Date.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
+      const pastDeadline =
+        Date.now() - started + wait > this.opts.deadlineMs ||
+        Date.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
-          ? new ApiError(method, path, outcome.status, outcome.reason, `${outcome.message} (an earlier attempt got no clear answer)`, true)
+          ? new ApiError(
+              method,
+              path,
+              outcome.status,
+              outcome.reason,
+              `${outcome.message} (an earlier attempt got no clear answer)`,
+              true,
+            )
           : outcome;
       }
-      this.opts.debug?.(`retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`);
+      this.opts.debug?.(
+        `retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`,
+      );
       await sleep(Math.min(wait, MAX_TIMER_MS));
     }
   }
@@ -142,16 +178,34 @@ export class Client {
       const code = (e as { code?: string }).code ?? 'network_error';
       this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
       // A write abandoned after it was sent may have taken effect all the same.
-      if (e instanceof Abandoned) throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
+      if (e instanceof Abandoned)
+        throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
       if ((e as { afterHeaders?: boolean }).afterHeaders) {
-        throw new ApiError(method, path, 0, 'connection_failed', `the response was cut off (${code})`, method !== 'GET');
+        throw new ApiError(
+          method,
+          path,
+          0,
+          'connection_failed',
+          `the response was cut off (${code})`,
+          method !== 'GET',
+        );
       }
       const timeout = /TIMEOUT/.test(code);
-      throw new ApiError(method, path, 0, timeout ? 'timeout' : 'connection_failed',
-        timeout ? `no response within ${this.opts.timeoutMs} ms` : `the connection failed (${code})`, method !== 'GET');
+      throw new ApiError(
+        method,
+        path,
+        0,
+        timeout ? 'timeout' : 'connection_failed',
+        timeout ? `no response within ${this.opts.timeoutMs} ms` : `the connection failed (${code})`,
+        method !== 'GET',
+      );
     }
     if (reply.status === 429) this.counts.throttled++;
-    this.limiter.settle(ticket, { status: reply.status, headers: reply.headers, retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs) });
+    this.limiter.settle(ticket, {
+      status: reply.status,
+      headers: reply.headers,
+      retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
+    });
     this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Date.now() - t0} ms)`);
     let json: unknown = {};
     if (reply.text) {
@@ -165,7 +219,8 @@ export class Client {
     // or prints the answer: the plan, the state, an export, an error.
     if (json !== undefined && this.secrets.holds(reply.text)) json = this.secrets.maskJson(json);
     if (reply.status >= 200 && reply.status < 300) {
-      if (!isObject(json)) throw new ApiError(method, path, reply.status, 'bad_response', 'the response is not a JSON object');
+      if (!isObject(json))
+        throw new ApiError(method, path, reply.status, 'bad_response', 'the response is not a JSON object');
       return { status: reply.status, body: json };
     }
     throw this.failure(method, path, reply, json);
@@ -174,10 +229,18 @@ export class Client {
   private failure(method: string, path: string, res: Reply, json: unknown): ApiError {
     const status = res.status;
     // The code and the message are the server's words: masked, on one line, capped. (Its details are never shown.)
-    const code = isObject(json) && typeof json.code === 'string' && json.code ? serverText(json.code, this.secrets, 100) : `http_${status}`;
-    let message = isObject(json) && typeof json.message === 'string' ? serverText(json.message, this.secrets) : `HTTP ${status}`;
-    if (status === 401 || status === 403) message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
-    if (status >= 300 && status < 400) message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.transport.origin}`;
-    return Object.assign(new ApiError(method, path, status, code, message), { retryAfterMs: retryAfterMs(res.headers, this.opts.deadlineMs) });
+    const code =
+      isObject(json) && typeof json.code === 'string' && json.code
+        ? serverText(json.code, this.secrets, 100)
+        : `http_${status}`;
+    let message =
+      isObject(json) && typeof json.message === 'string' ? serverText(json.message, this.secrets) : `HTTP ${status}`;
+    if (status === 401 || status === 403)
+      message = 'the token was refused by the server (check TAPEDECK_TOKEN or --token-file and its permissions)';
+    if (status >= 300 && status < 400)
+      message = `the server answered with a redirect (${status}); redirects are not followed so the token stays with ${this.transport.origin}`;
+    return Object.assign(new ApiError(method, path, status, code, message), {
+      retryAfterMs: retryAfterMs(res.headers, this.opts.deadlineMs),
+    });
   }
 }

@@ -48,7 +48,11 @@ export function keyKnown(fields: string[], desired: JsonObject, placeholder?: st
  * nobody manages, `moved_from` for one the state released).
  */
 export function duplicateCheck(
-  doc: Document, schema: string, fields: string[], same: JsonObject[], owner: (id: string) => Owner | undefined,
+  doc: Document,
+  schema: string,
+  fields: string[],
+  same: JsonObject[],
+  owner: (id: string) => Owner | undefined,
 ): { note?: string; error?: UserError } {
   const free: string[] = [];
   const released: Array<[string, string]> = [];
@@ -68,7 +72,9 @@ export function duplicateCheck(
   const adopt = `adopt ${free.length > 1 ? 'one of them' : 'it'} with \`tapedeck import ${doc.address} ${free[0]}\``;
   const problems = [
     ...(free.length ? [`${has(free.join(', '))}, which no state entry manages: ${adopt}`] : []),
-    ...released.map(([id, from]) => `${has(id)}, released from ${from}: take it back with \`moved_from: ${from}\` in this document`),
+    ...released.map(
+      ([id, from]) => `${has(id)}, released from ${from}: take it back with \`moved_from: ${from}\` in this document`,
+    ),
   ];
   // Located at the first field of the key that is not the scope (the name, the title), where the reader looks.
   const field = fields.find((f) => !resourceModel(schema).props?.[f]?.identity) ?? fields[0];

@@ -8,10 +8,12 @@ export const DEADLINE = 'deadline_exceeded';
 export const FINAL = new Set([TOO_LARGE, DEADLINE]);
 
 /** How long to wait before attempt `attempt + 1`: exponential, with full jitter so retries do not come in step. */
-export const backoff = (opts: { backoffMs: number }, attempt: number) => Math.random() * opts.backoffMs * 2 ** (attempt - 1);
+export const backoff = (opts: { backoffMs: number }, attempt: number) =>
+  Math.random() * opts.backoffMs * 2 ** (attempt - 1);
 
 /**
  * A failure after which a write may or may not have taken effect: no answer, or a server-side error. A call the
  * deadline kept from starting was never sent (unless it says an earlier attempt was: then it is ambiguous).
  */
-export const maybeApplied = (e: unknown) => e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.reason !== DEADLINE) || e.status >= 500);
+export const maybeApplied = (e: unknown) =>
+  e instanceof ApiError && (e.ambiguous || (e.status === 0 && e.reason !== DEADLINE) || e.status >= 500);

@@ -103,7 +103,8 @@ export class Limiter {
   /** The run is out of time: every request still waiting for its turn is refused, never sent. */
   abandonWaiting(): void {
     clearTimeout(this.timer);
-    for (const w of this.queue.splice(0)) w.reject(new NotStarted('the run passed its --deadline while the request waited for its turn; it was not sent'));
+    for (const w of this.queue.splice(0))
+      w.reject(new NotStarted('the run passed its --deadline while the request waited for its turn; it was not sent'));
   }
 
   /**
@@ -120,7 +121,9 @@ export class Limiter {
       // A pause past what a timer holds (about 24 days) is no pause to wait for; a shorter one past the run's
       // --deadline is waited for until the deadline refuses what still waits.
       if (h?.resetMs !== undefined && h.resetMs > MAX_TIMER_MS) {
-        this.stop(`the platform asks to wait ${Math.round(h.resetMs / 1000)} s (X-RateLimit-Reset: ${String(answer.headers['x-ratelimit-reset'])}), more than any run waits: no request is sent any more`);
+        this.stop(
+          `the platform asks to wait ${Math.round(h.resetMs / 1000)} s (X-RateLimit-Reset: ${String(answer.headers['x-ratelimit-reset'])}), more than any run waits: no request is sent any more`,
+        );
         return;
       }
       let quota: Quota | undefined;
@@ -152,11 +155,14 @@ export class Limiter {
     this.answeredInWindow = 0;
     // A limit the answer did not name: its rate is learnt from what the platform accepted (pace.ts).
     const rate = quota ? undefined : this.learnt.refused(now, ticket.startedAt);
-    if (rate !== undefined) this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
+    if (rate !== undefined)
+      this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
     if (ticket.generation !== this.generation) return;
     this.generation++;
     this.window = Math.max(1, Math.floor(this.window / 2));
-    this.opts.debug?.(`rate limited (429): ${this.window} request${this.window === 1 ? '' : 's'} on the wire at most${waitMs !== undefined ? `, pausing ${Math.round(waitMs)} ms` : ''}`);
+    this.opts.debug?.(
+      `rate limited (429): ${this.window} request${this.window === 1 ? '' : 's'} on the wire at most${waitMs !== undefined ? `, pausing ${Math.round(waitMs)} ms` : ''}`,
+    );
   }
 
   /** A ticket, or how many ms until one may be had (Infinity: until a request on the wire is answered). */
@@ -169,7 +175,14 @@ export class Limiter {
     wait = Math.max(wait, this.learnt.waitMs(now));
     if (wait > 0) return wait;
     this.learnt.take(now);
-    const ticket = { family, places: quotas.map((q) => q.start(now)), seq: ++this.started, before: this.onWire.size, generation: this.generation, startedAt: now };
+    const ticket = {
+      family,
+      places: quotas.map((q) => q.start(now)),
+      seq: ++this.started,
+      before: this.onWire.size,
+      generation: this.generation,
+      startedAt: now,
+    };
     this.onWire.add(ticket);
     return ticket;
   }
@@ -206,6 +219,7 @@ export class Limiter {
       soonest = Math.min(soonest, ticket);
       i++;
     }
-    if (soonest < Infinity) this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest))));
+    if (soonest < Infinity)
+      this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest))));
   }
 }

@@ -45,8 +45,12 @@ async function* listPages(client: Caller, list: ListSpec, scope: JsonObject): As
     yield Array.isArray(page) ? page.filter(isObject) : [];
     token = typeof body.next_page_token === 'string' ? body.next_page_token : '';
     const refuse = (why: string) => new ApiError('GET', path, status, 'bad_response', why);
-    if (token && seen.has(token)) throw refuse(`the list gave the page token ${oneLine(JSON.stringify(token.slice(0, 100)))} a second time; it would never end`);
-    if (token && seen.size + 1 >= MAX_LIST_PAGES) throw refuse(`the list goes on past ${MAX_LIST_PAGES} pages; stopped there`);
+    if (token && seen.has(token))
+      throw refuse(
+        `the list gave the page token ${oneLine(JSON.stringify(token.slice(0, 100)))} a second time; it would never end`,
+      );
+    if (token && seen.size + 1 >= MAX_LIST_PAGES)
+      throw refuse(`the list goes on past ${MAX_LIST_PAGES} pages; stopped there`);
     seen.add(token);
   } while (token);
 }
@@ -66,7 +70,13 @@ export async function listAll(client: Caller, list: ListSpec, scope: JsonObject)
  * pages instead of 20 GETs; with it, never more than twice the GETs. Each one found is handed to `answers` as its
  * page arrives.
  */
-export async function listSome(client: Caller, list: ListSpec, scope: JsonObject, ids: ReadonlySet<string>, answers: AnswersById): Promise<void> {
+export async function listSome(
+  client: Caller,
+  list: ListSpec,
+  scope: JsonObject,
+  ids: ReadonlySet<string>,
+  answers: AnswersById,
+): Promise<void> {
   let found = 0;
   let pages = 0;
   for await (const page of listPages(client, list, scope)) {

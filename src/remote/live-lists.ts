@@ -53,12 +53,19 @@ export class LiveLists {
 
   /** The live resources in the desired one's scope with its natural key (undefined: the scope is not known yet). */
   async sameKey(
-    k: KindDef, fields: string[], list: ListSpec | undefined, desired: JsonObject,
+    k: KindDef,
+    fields: string[],
+    list: ListSpec | undefined,
+    desired: JsonObject,
   ): Promise<JsonObject[] | undefined> {
     const scope = list && scopeOf(list, desired);
     if (!list || !scope) return undefined;
     const items = this.listed(k, list, scope);
-    if (!this.indexes.has(items)) this.indexes.set(items, items.then((all) => byNaturalKey(k.schema, fields, all)));
+    if (!this.indexes.has(items))
+      this.indexes.set(
+        items,
+        items.then((all) => byNaturalKey(k.schema, fields, all)),
+      );
     return (await this.indexes.get(items)!).get(naturalKeyOf(k.schema, fields, desired)) ?? [];
   }
 

@@ -31,10 +31,22 @@ const EPOCH_MS = 1e12;
 export function readRateHeaders(h: IncomingHttpHeaders, epochNow = Date.now()): RateHeaders | undefined {
   const limit = header(h, 'x-ratelimit-limit');
   const remaining = header(h, 'x-ratelimit-remaining');
-  if (limit === undefined || remaining === undefined || limit < 1 || !Number.isSafeInteger(Math.floor(limit))) return undefined;
+  if (limit === undefined || remaining === undefined || limit < 1 || !Number.isSafeInteger(Math.floor(limit)))
+    return undefined;
   const reset = header(h, 'x-ratelimit-reset');
-  const resetMs = reset === undefined ? undefined : reset > EPOCH_MS ? reset - epochNow : reset > EPOCH_SECONDS ? reset * 1000 - epochNow : reset * 1000;
-  return { limit: Math.floor(limit), remaining: Math.min(Math.floor(remaining), limit), ...(resetMs !== undefined && resetMs >= 0 ? { resetMs } : {}) };
+  const resetMs =
+    reset === undefined
+      ? undefined
+      : reset > EPOCH_MS
+        ? reset - epochNow
+        : reset > EPOCH_SECONDS
+          ? reset * 1000 - epochNow
+          : reset * 1000;
+  return {
+    limit: Math.floor(limit),
+    remaining: Math.min(Math.floor(remaining), limit),
+    ...(resetMs !== undefined && resetMs >= 0 ? { resetMs } : {}),
+  };
 }
 
 /** Retry-After, in seconds or as an HTTP date, as milliseconds from now; never more than `capMs`. */
@@ -85,7 +97,10 @@ export class Quota {
   private estimate?: { tokens: number; at: number };
 
   /** `bornAt`: the client's start count when the quota was learned; requests up to it went through none */
-  constructor(readonly limit: number, private readonly bornAt: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly bornAt: number,
+  ) {}
 
   /** The requests the platform would take now, as estimated. */
   available(now: number): number {

@@ -49,8 +49,16 @@ export function observationOf(r: DocRead, idOf: (address: string) => string | un
   const d = desiredOf(r.doc, r.k, r.refers, idOf);
   // Every field from the start, in one order: ten thousand objects of one shape, not shapes that grow one by one.
   return {
-    doc: r.doc, desired: d.desired, source: d.source, id: undefined, live: null, moved_from: r.movedFrom,
-    from_state: false, adopted_by: undefined, restored: r.restored, notes: undefined,
+    doc: r.doc,
+    desired: d.desired,
+    source: d.source,
+    id: undefined,
+    live: null,
+    moved_from: r.movedFrom,
+    from_state: false,
+    adopted_by: undefined,
+    restored: r.restored,
+    notes: undefined,
   };
 }
 
@@ -106,7 +114,10 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
   // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
   // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
   else if (!ctx.recreateMissing) {
-    throw new UserError(`the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`, NOT_FOUND);
+    throw new UserError(
+      `the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`,
+      NOT_FOUND,
+    );
   }
 }
 
@@ -115,7 +126,10 @@ async function findPending(ctx: ReadContext, r: DocRead, o: Observed): Promise<v
   const { k, pending } = r;
   const lookup = lookupOf(k, o.desired, o.source);
   if (!lookup) {
-    throw new UserError(`a create sent at ${pending!.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${r.doc.address}\``, { code: 'E_OUTCOME_UNKNOWN' });
+    throw new UserError(
+      `a create sent at ${pending!.since} may have taken effect, and a ${k.kind} cannot be looked up: check the platform, then set its id in the document or run \`tapedeck state forget ${r.doc.address}\``,
+      { code: 'E_OUTCOME_UNKNOWN' },
+    );
   }
   const { since, existing } = pending!;
   const found = await findCreated(ctx.client, { lookup, schema: k.schema, since, existing, claimed: ctx.claimed() });
@@ -146,6 +160,9 @@ async function checkSource(ctx: ReadContext, k: KindDef, o: Observed, source: st
     const { doc } = o;
     const at = nearestPos(doc.source, '/duplicate_from');
     const where = `${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}`;
-    throw new UserError(`${where}: duplicate_from ${source}: no such ${doc.kind} on the platform`, { ...NOT_FOUND, cause: e });
+    throw new UserError(`${where}: duplicate_from ${source}: no such ${doc.kind} on the platform`, {
+      ...NOT_FOUND,
+      cause: e,
+    });
   }
 }

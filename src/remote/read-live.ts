@@ -72,7 +72,11 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
 
 /** What every read of this reading shares; ids and holders are looked up in what is read so far. */
 function readContext(
-  plan: ReadPlan, client: Caller, state: State, observed: Map<string, Observed>, opts: ReadOptions,
+  plan: ReadPlan,
+  client: Caller,
+  state: State,
+  observed: Map<string, Observed>,
+  opts: ReadOptions,
 ): ReadContext {
   let owners: Map<string, Owner> | undefined;
   // Made when a pending create is first looked up: a set of every id the state knows is rarely needed.
@@ -100,7 +104,11 @@ async function readWave(wave: DocRead[], concurrency: number, read: (r: DocRead)
     lane.push(r);
   }
   await Promise.all([
-    mapPool(wave.filter((r) => !answeredByList(r)), concurrency, read),
+    mapPool(
+      wave.filter((r) => !answeredByList(r)),
+      concurrency,
+      read,
+    ),
     ...[...byList.values()].map((rs) => mapPool(rs, concurrency, read)),
   ]);
 }

@@ -77,16 +77,26 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
     // A rename keeps its resource: an id naming another one would take that one over and let the old one go unseen.
     if (old?.id && doc.id !== undefined && k.identity.by !== 'key' && old.id !== doc.id) {
-      throw new UserError(`${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`, { code: 'E_PLAN' });
+      throw new UserError(
+        `${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`,
+        { code: 'E_PLAN' },
+      );
     }
     const entry = own ?? old;
     const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
     const id = doc.id ?? fromState;
     // One shape for every document's read (fields set from the start): one is made per document before any request.
-    const pending = entry?.pending_since && creatable(k) ? { since: entry.pending_since, existing: entry.existing } : undefined;
+    const pending =
+      entry?.pending_since && creatable(k) ? { since: entry.pending_since, existing: entry.existing } : undefined;
     const r: DocRead = {
-      doc, k, id: id || undefined, fromState: !!fromState, refers: (graph.get(doc.address) ?? []).length > 0,
-      pending, viaList: undefined, movedFrom: old ? doc.moved_from : undefined,
+      doc,
+      k,
+      id: id || undefined,
+      fromState: !!fromState,
+      refers: (graph.get(doc.address) ?? []).length > 0,
+      pending,
+      viaList: undefined,
+      movedFrom: old ? doc.moved_from : undefined,
       restored: !!entry?.released_at && (k.identity.by === 'key' || (!!id && id === entry.id)),
     };
     reads.push(r);
@@ -110,5 +120,12 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
     else for (const r of withId) r.viaList = key;
     if (g.whole || g.ids.size) lists.set(key, g);
   }
-  return { lists, waves: waves(reads, (r) => r.doc.address, (r) => graph.get(r.doc.address) ?? []) };
+  return {
+    lists,
+    waves: waves(
+      reads,
+      (r) => r.doc.address,
+      (r) => graph.get(r.doc.address) ?? [],
+    ),
+  };
 }

@@ -26,7 +26,12 @@ export interface Search {
 export type Lister = (client: Caller, list: ListSpec, scope: JsonObject) => Promise<JsonObject[]>;
 
 /** Every listed resource in the lookup's scope whose managed fields equal what the create carries. */
-export async function matching(client: Caller, lookup: Lookup, schema: string, list: Lister = listAll): Promise<JsonObject[]> {
+export async function matching(
+  client: Caller,
+  lookup: Lookup,
+  schema: string,
+  list: Lister = listAll,
+): Promise<JsonObject[]> {
   const model = resourceModel(schema);
   let expected = lookup.match;
   let scope: JsonObject = Object.fromEntries(lookup.list.scope.map((f) => [f, lookup.match[f] ?? null]));
@@ -35,13 +40,18 @@ export async function matching(client: Caller, lookup: Lookup, schema: string, l
     const { read, placeholder } = lookup.source;
     const source = unwrap(read, (await client.call('GET', read.path)).body);
     scope = Object.fromEntries(lookup.list.scope.map((f) => [f, source[f] ?? null]));
-    expected = Object.fromEntries(Object.entries(lookup.match).map(([p, v]) => {
-      const original = valueAt(source, p);
-      return [p, typeof v === 'string' && typeof original === 'string' ? v.split(placeholder).join(original) : v];
-    }));
+    expected = Object.fromEntries(
+      Object.entries(lookup.match).map(([p, v]) => {
+        const original = valueAt(source, p);
+        return [p, typeof v === 'string' && typeof original === 'string' ? v.split(placeholder).join(original) : v];
+      }),
+    );
   }
   return (await list(client, lookup.list, scope)).filter((r) =>
-    Object.entries(expected).every(([p, v]) => deepEqual(normalize(fieldAt(model, p), valueAt(r, p)) ?? null, v ?? null)));
+    Object.entries(expected).every(([p, v]) =>
+      deepEqual(normalize(fieldAt(model, p), valueAt(r, p)) ?? null, v ?? null),
+    ),
+  );
 }
 
 /**
@@ -52,9 +62,14 @@ export async function matching(client: Caller, lookup: Lookup, schema: string, l
 export async function findCreated(client: Caller, s: Search): Promise<JsonObject | undefined> {
   const earliest = s.since ? Date.parse(s.since) - SKEW_MS : -Infinity;
   const existing = new Set(s.existing ?? []);
-  const candidates = (await matching(client, s.lookup, s.schema)).reverse().filter((r) =>
-    !s.claimed.has(String(r.id)) && !existing.has(String(r.id)) &&
-    !(typeof r.create_time === 'string' && Date.parse(r.create_time) < earliest));
+  const candidates = (await matching(client, s.lookup, s.schema))
+    .reverse()
+    .filter(
+      (r) =>
+        !s.claimed.has(String(r.id)) &&
+        !existing.has(String(r.id)) &&
+        !(typeof r.create_time === 'string' && Date.parse(r.create_time) < earliest),
+    );
   // The newest match is the one this create made, if several look alike (list order is creation order).
   candidates.sort((a, b) => String(b.create_time ?? '').localeCompare(String(a.create_time ?? '')));
   const found = candidates[0];

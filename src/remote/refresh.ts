@@ -31,8 +31,10 @@ function sameAsRecorded(k: KindDef, desired: JsonObject, recorded: Record<string
   const managed = managedFields(model, desired);
   const paths = Object.keys(managed);
   if (paths.length !== Object.keys(recorded).length) return false;
-  return paths.every((p) => Object.hasOwn(recorded, p) &&
-    deepEqual(managed[p] ?? null, normalize(fieldAt(model, p), recorded[p]) ?? null));
+  return paths.every(
+    (p) =>
+      Object.hasOwn(recorded, p) && deepEqual(managed[p] ?? null, normalize(fieldAt(model, p), recorded[p]) ?? null),
+  );
 }
 
 /** The id the state knows a document by, where it is the one a read would find (no rename, no pending create). */
@@ -64,7 +66,13 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
     return d.id ?? state.entry(a)?.id ?? (d.moved_from ? state.entry(d.moved_from)?.id : undefined);
   };
   // Targets before the documents referring to them, so that a target taken from the state lends its id.
-  const ordered = graph.size ? waves(docs, (d) => d.address, (d) => graph.get(d.address) ?? []).flat() : docs;
+  const ordered = graph.size
+    ? waves(
+        docs,
+        (d) => d.address,
+        (d) => graph.get(d.address) ?? [],
+      ).flat()
+    : docs;
   for (const doc of ordered) {
     const k = registry.get(doc.kind)!;
     const entry = state.entry(doc.address);
@@ -80,16 +88,37 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
 }
 
 /** The id the state records for a document whose digest is the recorded one, without resolving the document. */
-function digestHolds(doc: Document, k: KindDef, entry: StateEntry, refs: string[], idOf: (a: string) => string | undefined): string | undefined {
+function digestHolds(
+  doc: Document,
+  k: KindDef,
+  entry: StateEntry,
+  refs: string[],
+  idOf: (a: string) => string | undefined,
+): string | undefined {
   // What resolving would look at first (observedAsRecorded): an entry to read, a default's hand-over to plan.
-  if (!entry.digest || !entry.fields || entry.pending_since || entry.released_at || doc.sensitive?.length || k.uniqueWhen) return undefined;
+  if (
+    !entry.digest ||
+    !entry.fields ||
+    entry.pending_since ||
+    entry.released_at ||
+    doc.sensitive?.length ||
+    k.uniqueWhen
+  )
+    return undefined;
   const key = k.identity.by === 'key' ? doc.spec[k.identity.field] : undefined;
-  const id = k.identity.by === 'key' ? (typeof key === 'string' && !hasReference(key) ? key : undefined) : doc.id ?? entry.id;
+  const id =
+    k.identity.by === 'key' ? (typeof key === 'string' && !hasReference(key) ? key : undefined) : (doc.id ?? entry.id);
   if (!id || entry.id !== id) return undefined;
   return documentDigest(doc, refs, idOf) === entry.digest ? id : undefined;
 }
 
-function observedAsRecorded(doc: Document, k: KindDef, entry: StateEntry, refers: boolean, idOf: (a: string) => string | undefined): Observed | undefined {
+function observedAsRecorded(
+  doc: Document,
+  k: KindDef,
+  entry: StateEntry,
+  refers: boolean,
+  idOf: (a: string) => string | undefined,
+): Observed | undefined {
   // A released entry is read: the document that comes back takes its resource back (a restore).
   if (!entry.fields || entry.pending_since || entry.released_at || doc.sensitive?.length) return undefined;
   const { desired, source } = desiredOf(doc, k, refers, idOf);
@@ -98,5 +127,16 @@ function observedAsRecorded(doc: Document, k: KindDef, entry: StateEntry, refers
   const id = recordedId(doc, k, entry, desired);
   if (!id || !sameAsRecorded(k, desired, entry.fields)) return undefined;
   // Every field from the start, in readLive's order: one shape for every observation.
-  return { doc, desired, source, id, live: desired, moved_from: undefined, from_state: k.identity.by !== 'key' && doc.id === undefined, adopted_by: undefined, restored: undefined, notes: undefined };
+  return {
+    doc,
+    desired,
+    source,
+    id,
+    live: desired,
+    moved_from: undefined,
+    from_state: k.identity.by !== 'key' && doc.id === undefined,
+    adopted_by: undefined,
+    restored: undefined,
+    notes: undefined,
+  };
 }

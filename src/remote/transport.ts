@@ -9,7 +9,10 @@ import { MAX_TIMER_MS } from './quota.js';
 
 /** Why an exchange was abandoned by tapedeck itself (not by the network). */
 export class Abandoned extends Error {
-  constructor(readonly code: typeof TOO_LARGE | typeof DEADLINE, message: string) {
+  constructor(
+    readonly code: typeof TOO_LARGE | typeof DEADLINE,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -65,10 +68,14 @@ export class Transport {
   /** At the run's deadline every request still waiting is abandoned. */
   private watchDeadline(): void {
     if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
-    this.deadlineTimer = setTimeout(() => {
-      this.opts.onDeadline();
-      for (const w of this.waiting) w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
-    }, Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())));
+    this.deadlineTimer = setTimeout(
+      () => {
+        this.opts.onDeadline();
+        for (const w of this.waiting)
+          w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())),
+    );
     this.deadlineTimer.unref();
   }
 
@@ -97,40 +104,47 @@ export class Transport {
         this.waiting.delete(entry);
         entry.abandon = undefined;
       };
-      this.pool.dispatch({
-        path: `${this.prefix}${path}`,
-        method: method as Dispatcher.HttpMethod,
-        headers: body ? this.headers.write : this.headers.read,
-        body: body ? JSON.stringify(body) : undefined,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
-      }, {
-        onRequestStart: (c) => {
-          controller = c;
-          if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
+      this.pool.dispatch(
+        {
+          path: `${this.prefix}${path}`,
+          method: method as Dispatcher.HttpMethod,
+          headers: body ? this.headers.write : this.headers.read,
+          body: body ? JSON.stringify(body) : undefined,
+          headersTimeout: this.opts.timeoutMs,
+          bodyTimeout: this.opts.timeoutMs,
         },
-        onResponseStart: (_c, statusCode, h) => {
-          status = statusCode;
-          headers = h;
-          // Refused on its headers: an answer that says it is too large is not downloaded to find out.
-          const claimed = Number(h['content-length']);
-          if (claimed > limit) abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
+          },
+          onResponseStart: (_c, statusCode, h) => {
+            status = statusCode;
+            headers = h;
+            // Refused on its headers: an answer that says it is too large is not downloaded to find out.
+            const claimed = Number(h['content-length']);
+            if (claimed > limit)
+              abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
+          },
+          onResponseData: (_c, chunk) => {
+            if (abandoned) return;
+            size += chunk.length;
+            if (size > limit)
+              return abandon(
+                new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`),
+              );
+            chunks.push(chunk);
+          },
+          onResponseEnd: () => {
+            settle();
+            resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
+          },
+          onResponseError: (_c, err) => {
+            settle();
+            reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
+          },
         },
-        onResponseData: (_c, chunk) => {
-          if (abandoned) return;
-          size += chunk.length;
-          if (size > limit) return abandon(new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`));
-          chunks.push(chunk);
-        },
-        onResponseEnd: () => {
-          settle();
-          resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
-        },
-        onResponseError: (_c, err) => {
-          settle();
-          reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
-        },
-      });
+      );
     });
   }
 }

@@ -46,7 +46,11 @@ export function showValue(model: Field | undefined, path: string, v: Json | unde
 
 function show(field: Field | undefined, v: Json | undefined): Shown {
   // proto3: an unset boolean or number is false or 0 (a change from false reads `false → true`, not from unset).
-  if (v === undefined && !field?.presence && (field?.type === 'boolean' || field?.type === 'integer' || field?.type === 'number' || field?.type === 'int64')) {
+  if (
+    v === undefined &&
+    !field?.presence &&
+    (field?.type === 'boolean' || field?.type === 'integer' || field?.type === 'number' || field?.type === 'int64')
+  ) {
     return { text: field.type === 'boolean' ? 'false' : '0' };
   }
   if (v === undefined) return { text: 'unset', word: true };
@@ -61,7 +65,10 @@ function show(field: Field | undefined, v: Json | undefined): Shown {
 /** JSON on one line with a space after each comma and colon: a long list or object can wrap between its parts. */
 function inline(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(inline).join(', ')}]`;
-  if (isObject(v)) return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${inline(x)}`).join(', ')}}`;
+  if (isObject(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${inline(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v);
 }
 
@@ -84,14 +91,21 @@ function amounts(field: Field | undefined, v: Json, at: string): string[] {
     const shown = money(v);
     return shown ? [`${at.replace(/^\./, '')}: ${shown.replace(/ \(.*/, '')}`] : [];
   }
-  if (field.type === 'message' && isObject(v)) return Object.entries(v).flatMap(([k, x]) => amounts(field.props?.[k], x, `${at}.${k}`));
+  if (field.type === 'message' && isObject(v))
+    return Object.entries(v).flatMap(([k, x]) => amounts(field.props?.[k], x, `${at}.${k}`));
   if (field.type === 'array' && Array.isArray(v)) return v.flatMap((x, i) => amounts(field.items, x, `${at}[${i}]`));
   return [];
 }
 
 /** Before and after of a changed value; two long strings are cut to the stretch that differs, with some context. */
 function pair(field: Field | undefined, b: Json | undefined, a: Json | undefined): [Shown, Shown] {
-  if (typeof b !== 'string' || typeof a !== 'string' || (b.length <= LONG && a.length <= LONG) || UNRESOLVED.test(b + a)) return [show(field, b), show(field, a)];
+  if (
+    typeof b !== 'string' ||
+    typeof a !== 'string' ||
+    (b.length <= LONG && a.length <= LONG) ||
+    UNRESOLVED.test(b + a)
+  )
+    return [show(field, b), show(field, a)];
   const [head, tail] = commonEnds(b, a);
   return [{ text: oneLine(around(b, head, tail)) }, { text: oneLine(around(a, head, tail)) }];
 }
@@ -111,9 +125,12 @@ function around(s: string, head: number, tail: number): string {
 function rows(e: ElementChange): Row[] {
   const path = oneLine(e.at);
   switch (e.op) {
-    case 'add': return leafRows('+', e.field, e.after, e.at);
-    case 'remove': return leafRows('-', e.field, e.before, e.at);
-    case 'move': return [{ op: '↕', path, before: { text: `[${String(e.before)}]` }, after: { text: `[${String(e.after)}]` } }];
+    case 'add':
+      return leafRows('+', e.field, e.after, e.at);
+    case 'remove':
+      return leafRows('-', e.field, e.before, e.at);
+    case 'move':
+      return [{ op: '↕', path, before: { text: `[${String(e.before)}]` }, after: { text: `[${String(e.after)}]` } }];
     default: {
       if (e.before === undefined && isObject(e.after) && !e.field?.money) return leafRows('+', e.field, e.after, e.at);
       const [before, after] = pair(e.field, e.before, e.after);
@@ -124,9 +141,11 @@ function rows(e: ElementChange): Row[] {
 
 /** A whole value added (`+`) or removed (`-`), one row per leaf. */
 function leafRows(op: '+' | '-', field: Field | undefined, v: Json | undefined, at: string): Row[] {
-  return leaves(field, v, at).map((l) => (op === '+'
-    ? { op, path: oneLine(l.at), after: show(l.field, l.after) }
-    : { op, path: oneLine(l.at), before: show(l.field, l.after) }));
+  return leaves(field, v, at).map((l) =>
+    op === '+'
+      ? { op, path: oneLine(l.at), after: show(l.field, l.after) }
+      : { op, path: oneLine(l.at), before: show(l.field, l.after) },
+  );
 }
 
 /**
@@ -142,4 +161,5 @@ export function entryRows(model: Field | undefined, d: DiffEntry): { inner: bool
 }
 
 /** What a create sets in one field: a row per leaf (`[currency_code=EUR, ...].price: 9.99 EUR`), like an update's. */
-export const createRows = (model: Field | undefined, d: DiffEntry): Row[] => leafRows('+', fieldOfPath(model, d.path), d.after, '');
+export const createRows = (model: Field | undefined, d: DiffEntry): Row[] =>
+  leafRows('+', fieldOfPath(model, d.path), d.after, '');

@@ -8,8 +8,16 @@ import type { ApplyResult, Plan } from '../types.js';
 import { jsonText } from '../schema/values.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
-  asCode, historyJson, historyText, listingJson, listingText, outcomeJson, outcomeText,
-  type Outcome, type StateHistory, type StateListing,
+  asCode,
+  historyJson,
+  historyText,
+  listingJson,
+  listingText,
+  outcomeJson,
+  outcomeText,
+  type Outcome,
+  type StateHistory,
+  type StateListing,
 } from './state-output.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
 import { rulesGithub, rulesSummary } from './rules.js';
@@ -59,16 +67,16 @@ const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p
 const json = jsonText;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
-const partial = (p: Plan) => (p.targets?.length
-  ? `Partial plan (--target ${p.targets.join(', ')}): only these resources and what they reference were read and compared; the rest of the configuration was left out.\n`
-  : '');
+const partial = (p: Plan) =>
+  p.targets?.length
+    ? `Partial plan (--target ${p.targets.join(', ')}): only these resources and what they reference were read and compared; the rest of the configuration was left out.\n`
+    : '';
 /** "3 documents not in staging": the plan's header and validate's last line. */
 export const leftOutLine = (left: number, envName: string) =>
   `${left} document${left === 1 ? '' : 's'} not in ${envName} (their environments: field leaves it out)`;
 /** Documents another environment's only: left out of this plan, and counted so that their absence is no surprise. */
-const leftOut = (p: Plan) => (p.not_in_environment
-  ? `${leftOutLine(p.not_in_environment, p.environment.name)}.\n`
-  : '');
+const leftOut = (p: Plan) =>
+  p.not_in_environment ? `${leftOutLine(p.not_in_environment, p.environment.name)}.\n` : '';
 
 /** A --refresh changed plan says what it took from the state unread, and what that leaves unchecked. */
 export function notReadNote(p: Plan): string {
@@ -100,8 +108,14 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
     plan: (p, o) => {
-      const note = [partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`, leftOut(p) && `> ${leftOut(p)}`,
-        notReadNote(p) && `> ℹ️ ${notReadNote(p)}`].filter(Boolean).map((n) => `\n${n}`).join('');
+      const note = [
+        partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`,
+        leftOut(p) && `> ${leftOut(p)}`,
+        notReadNote(p) && `> ℹ️ ${notReadNote(p)}`,
+      ]
+        .filter(Boolean)
+        .map((n) => `\n${n}`)
+        .join('');
       return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
     },
     preview: (p, o) => onStderr(textPlan(p, o)),
@@ -114,9 +128,13 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
   },
   // The plan JSON has its environment already; the apply JSON gets the same object, beside format_version.
   json: {
-    plan: (p, o) => json(o.withChecksum ? o.withChecksum(p) : p), preview: (p, o) => onStderr(textPlan(p, o)),
-    apply: (r, o) => json(withEnvironment(r, o.environment)), issues: issuesJson,
-    listing: listingJson, history: historyJson, outcome: outcomeJson,
+    plan: (p, o) => json(o.withChecksum ? o.withChecksum(p) : p),
+    preview: (p, o) => onStderr(textPlan(p, o)),
+    apply: (r, o) => json(withEnvironment(r, o.environment)),
+    issues: issuesJson,
+    listing: listingJson,
+    history: historyJson,
+    outcome: outcomeJson,
     failure: (errors) => json({ format_version: 1, errors: errors.map(errorJson) }),
   },
   github: { issues: issuesGithub },

@@ -93,8 +93,12 @@ export function diagramMarkdown(p: Pick<Plan, 'changes'>): string {
   const g = connected(whole);
   if (!g.edges.length) return '';
   const { nodes, edges } = DIAGRAM_LIMITS;
-  const over = g.nodes.length > nodes ? `${g.nodes.length} changes are too many to draw (limit ${nodes})`
-    : g.edges.length > edges ? `${g.edges.length} dependencies are too many to draw (limit ${edges})` : '';
+  const over =
+    g.nodes.length > nodes
+      ? `${g.nodes.length} changes are too many to draw (limit ${nodes})`
+      : g.edges.length > edges
+        ? `${g.edges.length} dependencies are too many to draw (limit ${edges})`
+        : '';
   if (over) {
     const how = '`tapedeck graph` prints it (for a saved plan: `tapedeck graph --plan FILE`)';
     return `> 🗺️ Apply-order diagram left out: ${over}; ${how}.`;

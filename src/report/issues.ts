@@ -33,18 +33,24 @@ const withProblems = (r: IssueReport): Issue[] => [
 /** Every format lists the issues in one order: by file, then line, then column. */
 function sorted(issues: Issue[]): Issue[] {
   const at = (i: Issue) => [i.pos?.line ?? 0, i.pos?.col ?? 0];
-  return [...issues].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : at(a)[0] - at(b)[0] || at(a)[1] - at(b)[1]));
+  return [...issues].sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : at(a)[0] - at(b)[0] || at(a)[1] - at(b)[1],
+  );
 }
 
 /** The closing line of a passing validation, or nothing while it has not passed. */
 function passed(r: IssueReport): string {
-  return r.documents !== undefined && !errorsOf(r.issues) && !r.problems?.length ? `${count(r.documents, 'document')} valid.` : '';
+  return r.documents !== undefined && !errorsOf(r.issues) && !r.problems?.length
+    ? `${count(r.documents, 'document')} valid.`
+    : '';
 }
 
 /** Today's lines, `file:line:col: message`, on stderr; the count of valid documents on stdout. */
 export function issuesText(r: IssueReport): Printed {
   let err = '';
-  reportIssues(sorted(r.issues), (t) => { err += t; });
+  reportIssues(sorted(r.issues), (t) => {
+    err += t;
+  });
   const ok = passed(r);
   return { out: ok && `${ok}\n`, err };
 }
@@ -54,9 +60,18 @@ export function issuesText(r: IssueReport): Printed {
 export function issuesJson(r: IssueReport): Printed {
   const all = withProblems(r);
   const errors = errorsOf(all);
-  const summary = { ...(r.documents !== undefined ? { documents: r.documents } : {}), errors, warnings: all.length - errors };
+  const summary = {
+    ...(r.documents !== undefined ? { documents: r.documents } : {}),
+    errors,
+    warnings: all.length - errors,
+  };
   const issues = sorted(all).map((i) => ({
-    file: i.file || null, line: i.pos?.line ?? null, column: i.pos?.col ?? null, pointer: i.pointer ?? null, message: i.message, severity: i.severity,
+    file: i.file || null,
+    line: i.pos?.line ?? null,
+    column: i.pos?.col ?? null,
+    pointer: i.pointer ?? null,
+    message: i.message,
+    severity: i.severity,
     code: i.code ?? 'E_VALIDATION',
   }));
   return { out: jsonText({ format_version: 1, valid: errors === 0, summary, issues }), err: '' };
@@ -72,7 +87,10 @@ export const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').
 /** GitHub Actions annotations on stdout: each error and warning shows on its line of the pull request. */
 export function issuesGithub(r: IssueReport): Printed {
   const lines = sorted(withProblems(r)).map((i) => {
-    const props = [...(i.file ? [`file=${escapeProperty(i.file)}`] : []), ...(i.pos ? [`line=${i.pos.line}`, `col=${i.pos.col}`] : [])];
+    const props = [
+      ...(i.file ? [`file=${escapeProperty(i.file)}`] : []),
+      ...(i.pos ? [`line=${i.pos.line}`, `col=${i.pos.col}`] : []),
+    ];
     return `::${i.severity}${props.length ? ` ${props.join(',')}` : ''}::${escapeData(i.message)}\n`;
   });
   const ok = passed(r);
@@ -82,7 +100,12 @@ export function issuesGithub(r: IssueReport): Printed {
 /** Inside a code span nothing is markup; a backtick would end it and a pipe the table cell. */
 export const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 /** Plain text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
-export const text = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/[\\`*_[\]|~#]/g, '\\$&');
+export const text = (s: string) =>
+  oneLine(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~#]/g, '\\$&');
 const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file || 'tapedeck');
 
 /** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */
@@ -94,7 +117,9 @@ export function issuesMarkdown(r: IssueReport, limit = GITHUB_COMMENT_LIMIT): Pr
   let out = `### tapedeck validate\n\n**${passed(r) || `${found}${errors ? '; nothing was sent' : ''}.`}**\n`;
   if (!all.length) return { out, err: '' };
   out += '\n| | Where | Problem |\n|---|---|---|\n';
-  const rows = sorted(all).map((i) => `| ${i.severity === 'error' ? '❌' : '⚠️'} | ${code(where(i))} | ${text(i.message)} |\n`);
+  const rows = sorted(all).map(
+    (i) => `| ${i.severity === 'error' ? '❌' : '⚠️'} | ${code(where(i))} | ${text(i.message)} |\n`,
+  );
   for (let n = 0; n < rows.length; n++) {
     const note = `\n> ✂️ ${rows.length - n} more not shown: the comment would pass GitHub's size limit. Run \`tapedeck validate\` for all of them.\n`;
     if (out.length + rows[n].length + note.length > limit) return { out: out + note, err: '' };

@@ -11,7 +11,15 @@ import { rulesMarkdown } from './rules.js';
 import { diagramMarkdown } from './graph.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
-const icon: Record<Change['action'], string> = { create: '➕', update: '✏️', replace: '🔁', move: '➡️', release: '➖', restore: '↩️', noop: '' };
+const icon: Record<Change['action'], string> = {
+  create: '➕',
+  update: '✏️',
+  replace: '🔁',
+  move: '➡️',
+  release: '➖',
+  restore: '↩️',
+  noop: '',
+};
 
 // Every text in the comment comes from documents or a server, so each is escaped for where it stands: HTML and
 // Markdown in it must show as text, and a pipe, a backtick or a line break must not end a table cell or a line.
@@ -25,7 +33,11 @@ const RUN = 80;
  */
 function code(s: string): string {
   // oneLine leaves no line break in the text: one marks where a long run is cut.
-  return oneLine(s).replace(new RegExp(`\\S{${RUN}}(?=\\S)`, 'gu'), '$&\n').split('\n').map(span).join('<br>');
+  return oneLine(s)
+    .replace(new RegExp(`\\S{${RUN}}(?=\\S)`, 'gu'), '$&\n')
+    .split('\n')
+    .map(span)
+    .join('<br>');
 }
 
 function span(s: string): string {
@@ -37,7 +49,8 @@ function span(s: string): string {
 }
 
 /** Inside an HTML element (the details summary): entities. */
-const html = (s: string) => oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const html = (s: string) =>
+  oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Plain Markdown text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
 const text = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
 
@@ -53,30 +66,69 @@ function cells(r: Row): [string, string] {
 }
 
 /** One row per value that changed: inside an array or map, one per element or leaf, by its path. */
-function diffTable(model: Field | undefined, entries: DiffEntry[], before: string | undefined, after: string): string[] {
-  if (!before) return [`| Field | ${after} |`, '|---|---|', ...entries.flatMap((d) => createRows(model, d).map((r) => `| ${code(`${d.path}${r.path}`)} | ${cell(r.after!)} |`))];
-  const rows = entries.flatMap((d) => entryRows(model, d).rows.map((r) => `| ${code(`${d.path}${r.path}`)} | ${cells(r).join(' | ')} |`));
+function diffTable(
+  model: Field | undefined,
+  entries: DiffEntry[],
+  before: string | undefined,
+  after: string,
+): string[] {
+  if (!before)
+    return [
+      `| Field | ${after} |`,
+      '|---|---|',
+      ...entries.flatMap((d) =>
+        createRows(model, d).map((r) => `| ${code(`${d.path}${r.path}`)} | ${cell(r.after!)} |`),
+      ),
+    ];
+  const rows = entries.flatMap((d) =>
+    entryRows(model, d).rows.map((r) => `| ${code(`${d.path}${r.path}`)} | ${cells(r).join(' | ')} |`),
+  );
   return [`| Field | ${before} | ${after} |`, '|---|---|---|', ...rows];
 }
 
 function details(c: Change): string {
-  const lines = [`<details><summary>${icon[c.action]} <code>${html(c.address)}</code> ${c.action}${c.id ? ` (${html(c.id)})` : ''}</summary>`, ''];
+  const lines = [
+    `<details><summary>${icon[c.action]} <code>${html(c.address)}</code> ${c.action}${c.id ? ` (${html(c.id)})` : ''}</summary>`,
+    '',
+  ];
   if (c.moved_from) lines.push(`Moved from ${code(c.moved_from)}.`, '');
   const model = modelOf(c);
-  if (c.released_id) lines.push(`Replaces ${code(c.released_id)}: a new ${c.kind} is written; the old one is released and stays on the platform.`, '');
-  if (c.diff?.length) lines.push(...diffTable(model, c.diff, sendsCreate(c) ? undefined : 'Before', sendsCreate(c) ? 'Value' : 'After'));
+  if (c.released_id)
+    lines.push(
+      `Replaces ${code(c.released_id)}: a new ${c.kind} is written; the old one is released and stays on the platform.`,
+      '',
+    );
+  if (c.diff?.length)
+    lines.push(...diffTable(model, c.diff, sendsCreate(c) ? undefined : 'Before', sendsCreate(c) ? 'Value' : 'After'));
   for (const n of c.notes ?? []) lines.push('', `> ${text(n)}`);
   if (c.drift?.length) {
-    lines.push('', '⚠️ Changed outside tapedeck since the last apply:', '', ...diffTable(model, c.drift, 'Last applied', 'Live now'));
+    lines.push(
+      '',
+      '⚠️ Changed outside tapedeck since the last apply:',
+      '',
+      ...diffTable(model, c.drift, 'Last applied', 'Live now'),
+    );
   }
-  if (c.request) lines.push('', `${code(`${c.request.method} ${c.request.path}`)}${c.update_mask ? ` update_mask ${code(c.update_mask.join(','))}` : ''}`);
+  if (c.request)
+    lines.push(
+      '',
+      `${code(`${c.request.method} ${c.request.path}`)}${c.update_mask ? ` update_mask ${code(c.update_mask.join(','))}` : ''}`,
+    );
   lines.push('', '</details>');
   return lines.join('\n');
 }
 
 /** What is left out first past the budget: plain updates and unchanged rows, then creates, moves and restores;
  *  releases and replacements (a resource let go) never. */
-const DROP_TIER: Record<Change['action'], number> = { noop: 2, update: 2, create: 1, move: 1, restore: 1, replace: 0, release: 0 };
+const DROP_TIER: Record<Change['action'], number> = {
+  noop: 2,
+  update: 2,
+  create: 1,
+  move: 1,
+  restore: 1,
+  replace: 0,
+  release: 0,
+};
 /** Room kept for the note that counts what was left out. */
 const NOTE_ROOM = 400;
 
@@ -108,12 +160,17 @@ function fit(head: string, parts: Part[], limit: number, what: string, sep = '\n
   }
   const left = parts.filter((p) => !kept.has(p));
   const note = `\n\n> ✂️ ${left.length} more ${what} not shown (${tally(left)}): the comment would pass GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en')}-character limit. Releases and replacements are never left out. Run tapedeck locally for the whole output.\n`;
-  return `${head}${parts.filter((p) => kept.has(p)).map((p) => `${sep}${p.text}`).join('')}${left.length ? note : '\n'}`;
+  return `${head}${parts
+    .filter((p) => kept.has(p))
+    .map((p) => `${sep}${p.text}`)
+    .join('')}${left.length ? note : '\n'}`;
 }
 
 /** Under the title: where it goes (the environment, the base URL and the state). */
 function where(env: Plan['environment'] | undefined, state?: string): string[] {
-  return env ? ['', `Environment ${code(env.name)} at ${code(env.base_url)}${state ? `, state ${code(state)}` : ''}`] : [];
+  return env
+    ? ['', `Environment ${code(env.name)} at ${code(env.base_url)}${state ? `, state ${code(state)}` : ''}`]
+    : [];
 }
 
 export interface MarkdownOptions {
@@ -126,26 +183,59 @@ export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: M
   const changes = p.changes.filter((c) => c.action !== 'noop' || c.notes?.length);
   const drifted = p.changes.filter((c) => c.drift?.length).length;
   const fresh = newStateLines(p);
-  const head = [`### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`, ...where(p.environment, state), ...(fresh.length ? ['', `> ⚠️ ${text(fresh.join(' '))}`] : []), '', `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`, ...(p.rules ? [rulesMarkdown(p.rules)] : [])];
+  const head = [
+    `### tapedeck plan${p.environment ? ` for \`${p.environment.name}\`` : ''}`,
+    ...where(p.environment, state),
+    ...(fresh.length ? ['', `> ⚠️ ${text(fresh.join(' '))}`] : []),
+    '',
+    `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`,
+    ...(p.rules ? [rulesMarkdown(p.rules)] : []),
+  ];
   if (!changes.length) return `${head.join('\n')}\n`;
   // The picture of the apply, where changes wait for each other: under the summary, before the table.
   const diagram = diagramMarkdown(p);
   if (diagram) head.push('', diagram);
-  const rows = changes.map((c) => ({ action: c.action, text: `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |` }));
+  const rows = changes.map((c) => ({
+    action: c.action,
+    text: `| ${icon[c.action]} | ${code(c.address)} | ${c.action} | ${(c.update_mask ?? c.diff?.map((d) => d.path) ?? []).map(code).join(', ')} |`,
+  }));
   const table = ['| | Resource | Action | Fields |', '|---|---|---|---|', ...rows.map((r) => r.text)].join('\n');
   const budget = limit - 200;
   if (head.join('\n').length + table.length > budget / 2) {
     // Even the table is too long: keep what fits of it, and no details.
     return fit(`${head.join('\n')}\n\n| | Resource | Action | Fields |\n|---|---|---|---|`, rows, limit, 'rows', '\n');
   }
-  return fit(`${head.join('\n')}\n\n${table}`, changes.map((c) => ({ action: c.action, text: details(c) })), limit, 'resource details');
+  return fit(
+    `${head.join('\n')}\n\n${table}`,
+    changes.map((c) => ({ action: c.action, text: details(c) })),
+    limit,
+    'resource details',
+  );
 }
 
-export function applyMarkdown(r: ApplyResult, { env, state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions & { env?: Plan['environment'] } = {}): string {
+export function applyMarkdown(
+  r: ApplyResult,
+  { env, state, limit = GITHUB_COMMENT_LIMIT }: MarkdownOptions & { env?: Plan['environment'] } = {},
+): string {
   const { applied, failed, skipped, unknown, not_kept: notKept, unchanged } = r.summary;
   const mark = { applied: '✅', failed: '❌', skipped: '⏭️', unknown: '❓' } as const;
-  const head = [`### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`, ...where(env, state), '', `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`, ...(r.state_error ? ['', `**The state could not be saved:** ${text(r.state_error)}`] : [])];
+  const head = [
+    `### tapedeck apply: ${applyFailed(r) ? 'incomplete' : 'complete'}`,
+    ...where(env, state),
+    '',
+    `**${applied} applied, ${failed} failed, ${skipped} skipped, ${unknown ? `${unknown} unknown, ` : ''}${notKept ? `${notKept} not kept as written, ` : ''}${unchanged} unchanged.**`,
+    ...(r.state_error ? ['', `**The state could not be saved:** ${text(r.state_error)}`] : []),
+  ];
   if (!r.results.length) return `${head.join('\n')}\n`;
-  const rows = r.results.map((x) => ({ action: x.action, text: `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`, x.state_recorded === false && 'not recorded in the state'].filter(Boolean).join(' '))} |` }));
-  return fit(`${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`, rows, limit, 'rows', '\n');
+  const rows = r.results.map((x) => ({
+    action: x.action,
+    text: `| ${mark[x.outcome]} | ${code(x.address)} | ${x.action} | ${x.outcome} | ${x.id ? code(x.id) : ''} | ${text([x.error, x.not_kept && `not kept: ${x.not_kept.join('; ')}`, x.state_recorded === false && 'not recorded in the state'].filter(Boolean).join(' '))} |`,
+  }));
+  return fit(
+    `${head.join('\n')}\n\n| | Resource | Action | Outcome | Id | Error |\n|---|---|---|---|---|---|`,
+    rows,
+    limit,
+    'rows',
+    '\n',
+  );
 }

@@ -36,15 +36,26 @@ const pad = (rows: string[][]) => {
 export function listingText(l: StateListing): string {
   const entries = Object.entries(l.resources);
   if (!entries.length) return `The state ${l.where} holds no resources.\n`;
-  return entries.map(([address, e]) => `${address}\t${e.id ?? '-'}${e.released_at ? `\treleased ${e.released_at}` : ''}\n`).join('');
+  return entries
+    .map(([address, e]) => `${address}\t${e.id ?? '-'}${e.released_at ? `\treleased ${e.released_at}` : ''}\n`)
+    .join('');
 }
 
 export function historyText(h: StateHistory): string {
   if (!h.entries.length) return `The state ${h.name} has no history yet: nothing was written.\n`;
-  const rows = h.entries.map((e) => [String(e.serial), e.written_at, e.actor, e.host, e.tapedeck_version, e.writes > 1 ? `${e.command} (${e.writes} writes)` : e.command, e.configuration_hash?.slice(0, 12) ?? '-']);
+  const rows = h.entries.map((e) => [
+    String(e.serial),
+    e.written_at,
+    e.actor,
+    e.host,
+    e.tapedeck_version,
+    e.writes > 1 ? `${e.command} (${e.writes} writes)` : e.command,
+    e.configuration_hash?.slice(0, 12) ?? '-',
+  ]);
   const lines = pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]).split('\n');
   // Under its version, each guardrail denial the apply let through, and why.
-  const table = h.entries.map((e, i) => [lines[i + 1], ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`)].join('\n'))
+  const table = h.entries
+    .map((e, i) => [lines[i + 1], ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`)].join('\n'))
     .reduce((out, row) => `${out}${row}\n`, `${lines[0]}\n`);
   return `${table}${h.more ? `(older versions not shown: --limit ${h.more.limit * 2})\n` : ''}`;
 }
@@ -56,4 +67,5 @@ export const asCode = (text: string) => `\`\`\`\n${text.replace(/```/g, "'''")}\
 
 export const listingJson = (l: StateListing) => json(l.resources);
 export const historyJson = (h: StateHistory) => json(h.entries);
-export const outcomeJson = (o: Outcome) => json({ format_version: 1, ...o.data, ...(o.lines?.length ? { notes: o.lines } : {}), message: o.message });
+export const outcomeJson = (o: Outcome) =>
+  json({ format_version: 1, ...o.data, ...(o.lines?.length ? { notes: o.lines } : {}), message: o.message });

@@ -13,7 +13,7 @@ const wrap = (open: number, close: number) => (s: string) => `\x1b[${open}m${s}\
 const plain: Style = { add: (s) => s, change: (s) => s, bad: (s) => s, dim: (s) => s, bold: (s) => s };
 
 export function styleFor(io: Io): Style {
-  const off = !io.isTTY || io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '' || io.env.TERM === 'dumb';
+  const off = !io.isTTY || (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') || io.env.TERM === 'dumb';
   if (off) return plain;
   return { add: wrap(32, 39), change: wrap(33, 39), bad: wrap(31, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
 }

@@ -10,7 +10,12 @@ import { fillReferences, holdsEscapes } from './refs.js';
  * `refers`: the document holds references (most do not, and are not walked for them). One holding an escaped
  * literal (`$${Kind/name.id}`) is filled in too: that is where the escape is dropped.
  */
-export function desiredOf(doc: Document, k: KindDef, references: boolean, idOf: (address: string) => string | undefined): Desired {
+export function desiredOf(
+  doc: Document,
+  k: KindDef,
+  references: boolean,
+  idOf: (address: string) => string | undefined,
+): Desired {
   const refers = references || holdsEscapes(doc);
   const filled = refers ? fillReferences(doc.spec, idOf) : doc.spec;
   if (holdsEscapes(doc)) escapedForms.set(doc, pairs(filled, fillReferences(doc.spec, idOf, true), new Map()));
@@ -42,8 +47,14 @@ function pairs(filled: unknown, kept: unknown, out: Map<string, string>): Map<st
 export function withEscapes<T extends Json | undefined>(doc: Document, v: T): T {
   const forms = escapedForms.get(doc);
   if (!forms?.size || v === undefined) return v;
-  const swap = (x: Json): Json => (typeof x === 'string' ? forms.get(x) ?? x : Array.isArray(x) ? x.map(swap)
-    : isObject(x) ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, swap(y)])) : x);
+  const swap = (x: Json): Json =>
+    typeof x === 'string'
+      ? (forms.get(x) ?? x)
+      : Array.isArray(x)
+        ? x.map(swap)
+        : isObject(x)
+          ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k, swap(y)]))
+          : x;
   return swap(v as Json) as T;
 }
 

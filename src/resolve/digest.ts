@@ -10,7 +10,14 @@ import { tapedeckVersion } from '../version.js';
 
 /** One document as the files gave it, variables filled in: the configuration hash's part and the digest's. */
 const documentText = (d: Document) =>
-  JSON.stringify([d.address, d.id ?? null, d.duplicate_from ?? null, d.moved_from ?? null, d.spec, ...(d.allow_duplicate ? [true] : [])]);
+  JSON.stringify([
+    d.address,
+    d.id ?? null,
+    d.duplicate_from ?? null,
+    d.moved_from ?? null,
+    d.spec,
+    ...(d.allow_duplicate ? [true] : []),
+  ]);
 
 const hashes = new WeakMap<Document, string>();
 
@@ -29,7 +36,11 @@ export function documentHash(d: Document): string {
  * The digest of a document whose references (`refs`, the addresses it refers to) resolve to the ids `idOf` gives;
  * undefined where one of them is not known (a target created in the same apply): no digest is recorded then.
  */
-export function documentDigest(d: Document, refs: readonly string[], idOf: (address: string) => string | undefined): string | undefined {
+export function documentDigest(
+  d: Document,
+  refs: readonly string[],
+  idOf: (address: string) => string | undefined,
+): string | undefined {
   const ids = refs.map(idOf);
   if (ids.includes(undefined)) return undefined;
   // 128 bits: as safe from a chance match as the whole hash here, for 22 characters per state entry instead of 44.

@@ -34,7 +34,10 @@ function lookup(expr: string, ctx: VarContext): Found {
   const m = /^(var|env)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
   if (!m) return { found: false };
   const [, scope, name] = m;
-  if (scope === 'var') return Object.hasOwn(ctx.vars, name) ? { found: true, value: literal(ctx.vars[name]) } : { found: false, kind: 'var' };
+  if (scope === 'var')
+    return Object.hasOwn(ctx.vars, name)
+      ? { found: true, value: literal(ctx.vars[name]) }
+      : { found: false, kind: 'var' };
   if (OWN.test(name)) return { found: false, kind: 'own' };
   return ctx.env[name] !== undefined ? { found: true, value: literal(ctx.env[name]) } : { found: false, kind: 'env' };
 }
@@ -50,7 +53,8 @@ function literal(v: unknown): unknown {
 function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string {
   if (kind === 'var') return `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)`;
   if (kind === 'env') return `environment variable ${expr.slice(4)} is not set (\${${expr}})`;
-  if (kind === 'own') return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD) are never read into documents`;
+  if (kind === 'own')
+    return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD) are never read into documents`;
   const near = meant(expr);
   return `malformed reference \${${expr}}: a \${...} is \${var.NAME}, \${env.NAME} or \${Kind/name.id} (write $\${ for a literal \${)${near ? `; did you mean \${${near}}?` : ''}`;
 }
@@ -79,7 +83,10 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
   };
   // A `${` that nothing closes is no placeholder either (an escaped one, `$${`, is a literal).
   const open = /(?<!\$)\$\{(?![^}]*\})/.exec(s);
-  if (open) fail(`unclosed \${ at "${s.slice(open.index, open.index + 24)}": a \${...} ends with } (write $\${ for a literal \${)`);
+  if (open)
+    fail(
+      `unclosed \${ at "${s.slice(open.index, open.index + 24)}": a \${...} ends with } (write $\${ for a literal \${)`,
+    );
   const whole = WHOLE.exec(s);
   if (whole) {
     const r = lookup(`${whole[1]}.${whole[2]}`, ctx);
@@ -103,7 +110,10 @@ function interpolateString(s: string, ctx: VarContext, fail: (msg: string) => vo
     fromEnv(expr, r);
     const text = typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
     // A value ending in `$` right before a reference would turn it into an escaped literal: refuse the ambiguity.
-    if (text.endsWith('$') && startsWithReference(s, at + all.length)) fail(`\${${expr}} ends with "$" right before a reference, which would read as an escape; put something between them`);
+    if (text.endsWith('$') && startsWithReference(s, at + all.length))
+      fail(
+        `\${${expr}} ends with "$" right before a reference, which would read as an escape; put something between them`,
+      );
     return text;
   });
 }
@@ -114,11 +124,20 @@ interface Sink {
 }
 
 function walk(v: unknown, pointer: string, ctx: VarContext, sink: Sink): unknown {
-  if (typeof v === 'string') return v.includes('${') ? interpolateString(v, ctx, (m) => sink.issue(pointer, m), () => sink.sensitive(pointer)) : v;
+  if (typeof v === 'string')
+    return v.includes('${')
+      ? interpolateString(
+          v,
+          ctx,
+          (m) => sink.issue(pointer, m),
+          () => sink.sensitive(pointer),
+        )
+      : v;
   if (Array.isArray(v)) return v.map((x, i) => walk(x, `${pointer}/${i}`, ctx, sink));
   if (isObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, ctx, sink);
+    for (const [k, x] of Object.entries(v))
+      out[k] = walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, ctx, sink);
     return out;
   }
   return v;
@@ -131,7 +150,8 @@ export function interpolateSources(sources: SourceDoc[], ctx: VarContext): Issue
     // Most documents hold no `${`; the native serializer finds that faster than a walk that rebuilds the tree.
     if (src.noPlaceholders || !JSON.stringify(src.value).includes('${')) continue;
     src.value = walk(src.value, '', ctx, {
-      issue: (pointer, message) => issues.push({ file: src.file, pos: nearestPos(src, pointer), pointer, message, severity: 'error' }),
+      issue: (pointer, message) =>
+        issues.push({ file: src.file, pos: nearestPos(src, pointer), pointer, message, severity: 'error' }),
       sensitive: (pointer) => (src.sensitive ??= []).push(pointer),
     });
   }

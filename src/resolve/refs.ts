@@ -24,7 +24,8 @@ export const UNRESOLVED = /(?<!\$)\$\{[A-Za-z]+\/[^}]+\.id\}/;
 export const startsWithReference = (s: string, at: number) => new RegExp(`^${REF_TEXT.source}`).test(s.slice(at));
 
 /** Text that reads as a reference made a literal: a `$` in front of each reference's text. */
-export const escapeReferences = (s: string) => (s.includes('${') ? s.replace(new RegExp(REF_TEXT.source, 'g'), '$$$&') : s);
+export const escapeReferences = (s: string) =>
+  s.includes('${') ? s.replace(new RegExp(REF_TEXT.source, 'g'), '$$$&') : s;
 
 export interface RefSite {
   pointer: string;
@@ -104,9 +105,15 @@ export function checkReferences(docs: Document[]): Issue[] {
     for (const r of referencesOf(d)) {
       if (!byAddress.has(r.target)) {
         const lower = r.target.toLowerCase();
-        const near = [...byAddress.keys()].find((a) => a.toLowerCase() === lower) ?? closest(r.target, [...byAddress.keys()]);
-        issues.push({ file: d.source.file, pos: nearestPos(d.source, r.pointer), pointer: r.pointer, severity: 'error',
-          message: `\${${r.target}.id} refers to ${r.target}, which no document defines${near ? ` (did you mean \${${near}.id}?)` : ''}` });
+        const near =
+          [...byAddress.keys()].find((a) => a.toLowerCase() === lower) ?? closest(r.target, [...byAddress.keys()]);
+        issues.push({
+          file: d.source.file,
+          pos: nearestPos(d.source, r.pointer),
+          pointer: r.pointer,
+          severity: 'error',
+          message: `\${${r.target}.id} refers to ${r.target}, which no document defines${near ? ` (did you mean \${${near}.id}?)` : ''}`,
+        });
       }
     }
   }
@@ -115,8 +122,12 @@ export function checkReferences(docs: Document[]): Issue[] {
   if (cycle) {
     const d = byAddress.get(cycle[0])!;
     const site = referencesOf(d).find((r) => r.target === cycle[1]);
-    issues.push({ file: d.source.file, pos: nearestPos(d.source, site?.pointer ?? ''), severity: 'error',
-      message: `reference cycle: ${cycle.join(' -> ')}` });
+    issues.push({
+      file: d.source.file,
+      pos: nearestPos(d.source, site?.pointer ?? ''),
+      severity: 'error',
+      message: `reference cycle: ${cycle.join(' -> ')}`,
+    });
   }
   return issues;
 }
@@ -129,12 +140,17 @@ function fillString(s: string, idOf: (address: string) => string | undefined, ke
   if (!s.includes('${')) return s;
   const complete = !keepEscapes && [...s.matchAll(REF)].every((m) => idOf(m[1]) !== undefined);
   return s.replace(ESCAPE_OR_REF, (all, literal: string | undefined, target: string | undefined) =>
-    (literal !== undefined ? (complete ? literal : all) : idOf(target!) ?? all));
+    literal !== undefined ? (complete ? literal : all) : (idOf(target!) ?? all),
+  );
 }
 
 /** A copy with every reference whose id is known filled in; unknown ones stay as their text. `keepEscapes`: the
  *  escapes of literals stay even where a string is complete (the form a plan's requests keep them in). */
-export function fillReferences<T extends Json | undefined>(v: T, idOf: (address: string) => string | undefined, keepEscapes = false): T {
+export function fillReferences<T extends Json | undefined>(
+  v: T,
+  idOf: (address: string) => string | undefined,
+  keepEscapes = false,
+): T {
   if (typeof v === 'string') return fillString(v, idOf, keepEscapes) as T;
   if (Array.isArray(v)) return v.map((x) => fillReferences(x, idOf, keepEscapes)) as T;
   if (isObject(v)) {

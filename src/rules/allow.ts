@@ -10,9 +10,13 @@ export function parseAllowances(flags: string[] = []): Allowance[] {
     const eq = item.indexOf('=');
     const rule = eq < 0 ? item : item.slice(0, eq);
     const reason = eq < 0 ? '' : item.slice(eq + 1).trim();
-    if (!rule || !reason) throw new UserError(`--allow takes RULE=REASON (the reason is recorded with the plan), not ${JSON.stringify(item)}`);
+    if (!rule || !reason)
+      throw new UserError(
+        `--allow takes RULE=REASON (the reason is recorded with the plan), not ${JSON.stringify(item)}`,
+      );
     const same = out.find((a) => a.rule === rule);
-    if (same && same.reason !== reason) throw new UserError(`--allow ${rule} is given twice with different reasons: give it once`);
+    if (same && same.reason !== reason)
+      throw new UserError(`--allow ${rule} is given twice with different reasons: give it once`);
     if (!same) out.push({ rule, reason });
   }
   return out;

@@ -21,7 +21,11 @@ function celValue(field: Field | undefined, v: unknown): unknown {
   }
   switch (field?.type) {
     case 'int64':
-      return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v) : v;
+      return typeof v === 'number' && Number.isInteger(v)
+        ? BigInt(v)
+        : typeof v === 'string' && /^-?\d+$/.test(v)
+          ? BigInt(v)
+          : v;
     case 'integer':
       return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
     case 'timestamp': {
@@ -36,14 +40,23 @@ function celValue(field: Field | undefined, v: unknown): unknown {
 /** The zero an unset field reads as; none for a message or a timestamp (absent). */
 function zeroOf(f: Field): { value: unknown } | undefined {
   switch (f.type) {
-    case 'int64': case 'integer': return { value: 0n };
-    case 'number': return { value: 0 };
-    case 'string': return { value: '' };
-    case 'boolean': return { value: false };
-    case 'enum': return { value: f.zero ?? '' };
-    case 'array': return { value: [] };
-    case 'map': return { value: {} };
-    default: return undefined;
+    case 'int64':
+    case 'integer':
+      return { value: 0n };
+    case 'number':
+      return { value: 0 };
+    case 'string':
+      return { value: '' };
+    case 'boolean':
+      return { value: false };
+    case 'enum':
+      return { value: f.zero ?? '' };
+    case 'array':
+      return { value: [] };
+    case 'map':
+      return { value: {} };
+    default:
+      return undefined;
   }
 }
 
@@ -94,7 +107,10 @@ export class ChangeVariable {
   #after?: Record<string, unknown>;
   #changed?: string[];
 
-  constructor(private readonly c: Change, private readonly ctx: ChangeContext) {
+  constructor(
+    private readonly c: Change,
+    private readonly ctx: ChangeContext,
+  ) {
     this.address = c.address;
     this.kind = c.kind;
     this.name = c.address.slice(c.kind.length + 1);

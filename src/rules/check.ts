@@ -13,8 +13,10 @@ export interface RuleContext extends ChangeContext {
   locate?: (address: string) => { file: string; line?: number } | undefined;
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : JSON.stringify(v) ?? String(v));
-const reason = (e: unknown) => ((e as { summary?: string }).summary ?? (e as Error).message ?? String(e)).split('\n')[0];
+const text = (v: unknown) =>
+  typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : (JSON.stringify(v) ?? String(v));
+const reason = (e: unknown) =>
+  ((e as { summary?: string }).summary ?? (e as Error).message ?? String(e)).split('\n')[0];
 
 /** What a failed rule says; a messageExpression that throws says why instead (the failure stands). */
 function messageOf(r: CompiledRule, vars: RuleVars): string {
@@ -27,7 +29,9 @@ function messageOf(r: CompiledRule, vars: RuleVars): string {
 
 /** The rules that look at a change, by its kind, action and the environment. */
 const matches = (r: CompiledRule, kind: string, action: string, env: string) =>
-  (!r.kinds || r.kinds.has(kind)) && (!r.actions || r.actions.has(action)) && (!r.environments || r.environments.has(env));
+  (!r.kinds || r.kinds.has(kind)) &&
+  (!r.actions || r.actions.has(action)) &&
+  (!r.environments || r.environments.has(env));
 
 /**
  * Every rule on every change of `plan` (as shown: sensitive values masked). A rule whose expression is not true
@@ -55,7 +59,12 @@ export function checkRules(plan: Plan, rules: readonly CompiledRule[], ctx: Rule
       const where = ctx.locate?.(c.address);
       const allow = r.severity === 'deny' ? allowed.get(r.name) : undefined;
       results.push({
-        rule: r.name, severity: r.severity, address: c.address, action: c.action, outcome, message,
+        rule: r.name,
+        severity: r.severity,
+        address: c.address,
+        action: c.action,
+        outcome,
+        message,
         ...(where ? { file: where.file, ...(where.line ? { line: where.line } : {}) } : {}),
         ...(allow !== undefined ? { allowed: allow } : {}),
       });

@@ -28,17 +28,28 @@ export interface CompiledRule {
 
 /** The fields of `change`, as the README's Guardrails section lists them. */
 export const CHANGE_FIELDS = {
-  address: 'string', kind: 'string', name: 'string', action: 'string', environment: 'string',
-  before: 'map<string, dyn>', after: 'map<string, dyn>', changed: 'list<string>',
+  address: 'string',
+  kind: 'string',
+  name: 'string',
+  action: 'string',
+  environment: 'string',
+  before: 'map<string, dyn>',
+  after: 'map<string, dyn>',
+  changed: 'list<string>',
 } as const;
 
 let environment: Environment | undefined;
-const celEnvironment = () => (environment ??= new Environment({ enableOptionalTypes: true })
-  .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
-  .registerVariable('change', 'tapedeck.Change')
-  .registerVariable('now', 'google.protobuf.Timestamp'));
+const celEnvironment = () =>
+  (environment ??= new Environment({ enableOptionalTypes: true })
+    .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
+    .registerVariable('change', 'tapedeck.Change')
+    .registerVariable('now', 'google.protobuf.Timestamp'));
 
-interface CelError { summary?: string; message: string; range?: { start: number } }
+interface CelError {
+  summary?: string;
+  message: string;
+  range?: { start: number };
+}
 
 /** The first line at or after `from` (0-based) with text on it, and its indentation. */
 function textLine(lines: string[], from: number): { index: number; indent: number } {
@@ -69,17 +80,24 @@ export function positionIn(text: string, key: Pos, value: string, offset: number
     return { line: first.index + breaks.length, col: first.indent + 1 + inLine };
   }
   const quoted = lead === '"' || lead === "'" ? 1 : 0;
-  return breaks.length > 1 ? { line: at.line + breaks.length - 1, col: inLine + 1 } : { line: at.line, col: at.col + quoted + offset };
+  return breaks.length > 1
+    ? { line: at.line + breaks.length - 1, col: inLine + 1 }
+    : { line: at.line, col: at.col + quoted + offset };
 }
 
 /** `expr` parsed and type-checked, or why not (with the offset of the problem in the expression). */
-function compileExpression(expr: string, want: 'bool' | 'string'): { run?: (v: RuleVars) => unknown; problem?: string; offset?: number } {
+function compileExpression(
+  expr: string,
+  want: 'bool' | 'string',
+): { run?: (v: RuleVars) => unknown; problem?: string; offset?: number } {
   const env = celEnvironment();
   try {
     const parsed = env.parse(expr);
     const checked = parsed.check() as { valid: boolean; type?: string; error?: CelError };
-    if (!checked.valid) return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
-    if (checked.type !== want && checked.type !== 'dyn') return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
+    if (!checked.valid)
+      return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
+    if (checked.type !== want && checked.type !== 'dyn')
+      return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
     return { run: parsed as unknown as (v: RuleVars) => unknown };
   } catch (e) {
     const err = e as CelError;
@@ -101,16 +119,33 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
   for (const r of sources) {
     const { spec } = r;
     const test = compileExpression(spec.expression, 'bool');
-    if (test.problem) issues.push({ file: r.file, pos: locate(r, 'expression', test.offset), message: `rule ${spec.name}: expression: ${test.problem}`, severity: 'error' });
-    const shown = spec.messageExpression !== undefined ? compileExpression(spec.messageExpression, 'string') : undefined;
-    if (shown?.problem) issues.push({ file: r.file, pos: locate(r, 'messageExpression', shown.offset), message: `rule ${spec.name}: messageExpression: ${shown.problem}`, severity: 'error' });
+    if (test.problem)
+      issues.push({
+        file: r.file,
+        pos: locate(r, 'expression', test.offset),
+        message: `rule ${spec.name}: expression: ${test.problem}`,
+        severity: 'error',
+      });
+    const shown =
+      spec.messageExpression !== undefined ? compileExpression(spec.messageExpression, 'string') : undefined;
+    if (shown?.problem)
+      issues.push({
+        file: r.file,
+        pos: locate(r, 'messageExpression', shown.offset),
+        message: `rule ${spec.name}: messageExpression: ${shown.problem}`,
+        severity: 'error',
+      });
     if (!test.run || shown?.problem) continue;
     const fixed = spec.message ?? `${spec.description ?? spec.expression}`;
     const set = (xs?: string[]) => (xs?.length ? new Set(xs) : undefined);
     rules.push({
-      name: spec.name, severity: spec.severity ?? 'deny',
-      kinds: set(spec.match?.kinds), actions: set(spec.match?.actions), environments: set(spec.match?.environments),
-      test: test.run, message: shown?.run ?? (() => fixed),
+      name: spec.name,
+      severity: spec.severity ?? 'deny',
+      kinds: set(spec.match?.kinds),
+      actions: set(spec.match?.actions),
+      environments: set(spec.match?.environments),
+      test: test.run,
+      message: shown?.run ?? (() => fixed),
     });
   }
   return { rules, issues };

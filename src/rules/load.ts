@@ -38,13 +38,21 @@ function rulesIn(doc: SourceDoc, pointer: string, issues: Issue[], validate: boo
     if (!check(list)) {
       for (const e of check.errors ?? []) {
         const { pointer: p, message } = describe(e);
-        issues.push({ file: doc.file, pos: where(p), pointer: p, message: message.replace(/^(document|\[)/, (m) => (m === '[' ? 'rules[' : 'rules')), severity: 'error' });
+        issues.push({
+          file: doc.file,
+          pos: where(p),
+          pointer: p,
+          message: message.replace(/^(document|\[)/, (m) => (m === '[' ? 'rules[' : 'rules')),
+          severity: 'error',
+        });
       }
       return [];
     }
   }
   return (list as RuleSpec[]).map((spec, i) => ({
-    spec, file: doc.file, pos: (field?: string) => where(`${pointer}/${i}${field ? `/${field}` : ''}`),
+    spec,
+    file: doc.file,
+    pos: (field?: string) => where(`${pointer}/${i}${field ? `/${field}` : ''}`),
   }));
 }
 
@@ -52,10 +60,18 @@ function rulesIn(doc: SourceDoc, pointer: string, issues: Issue[], validate: boo
  * Every rule of the configuration in `dir` (the project file's first, then the files under rules/ in path order),
  * or the issues that stop them. `kinds`: the kind names a `match` may name.
  */
-export function readRules(dir: string, cwd: string, project: SourceDoc | undefined, kinds: readonly string[]): { rules: RuleSource[]; issues: Issue[] } {
+export function readRules(
+  dir: string,
+  cwd: string,
+  project: SourceDoc | undefined,
+  kinds: readonly string[],
+): { rules: RuleSource[]; issues: Issue[] } {
   const issues: Issue[] = [];
   // The project file was checked against its schema already, rules included.
-  const rules = project && Array.isArray((project.value as Record<string, unknown>).rules) ? rulesIn(project, '/rules', issues, false) : [];
+  const rules =
+    project && Array.isArray((project.value as Record<string, unknown>).rules)
+      ? rulesIn(project, '/rules', issues, false)
+      : [];
   const folder = join(dir, RULES_DIR);
   if (existsSync(folder) && statSync(folder).isDirectory()) {
     const loaded = loadDir(folder, cwd);
@@ -67,10 +83,21 @@ export function readRules(dir: string, cwd: string, project: SourceDoc | undefin
     const first = seen.get(r.spec.name);
     if (first) {
       const at = first.pos('name');
-      issues.push({ file: r.file, pos: r.pos('name'), message: `rule ${r.spec.name} is defined twice (first at ${first.file}:${at?.line}:${at?.col}): names are what --allow names, so each must be unique`, severity: 'error' });
+      issues.push({
+        file: r.file,
+        pos: r.pos('name'),
+        message: `rule ${r.spec.name} is defined twice (first at ${first.file}:${at?.line}:${at?.col}): names are what --allow names, so each must be unique`,
+        severity: 'error',
+      });
     } else seen.set(r.spec.name, r);
     for (const [i, kind] of (r.spec.match?.kinds ?? []).entries()) {
-      if (!kinds.includes(kind)) issues.push({ file: r.file, pos: r.pos(`match/kinds/${i}`), message: `match.kinds: unknown kind ${kind} (the kinds are ${kinds.join(', ')})`, severity: 'error' });
+      if (!kinds.includes(kind))
+        issues.push({
+          file: r.file,
+          pos: r.pos(`match/kinds/${i}`),
+          message: `match.kinds: unknown kind ${kind} (the kinds are ${kinds.join(', ')})`,
+          severity: 'error',
+        });
     }
   }
   return { rules, issues };

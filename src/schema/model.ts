@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 export type FieldType =
-  | 'message' | 'array' | 'map' | 'int64' | 'timestamp' | 'enum'
-  | 'string' | 'integer' | 'number' | 'boolean' | 'any';
+  'message' | 'array' | 'map' | 'int64' | 'timestamp' | 'enum' | 'string' | 'integer' | 'number' | 'boolean' | 'any';
 
 export interface Field {
   type: FieldType;
@@ -57,7 +56,9 @@ export function allSchemas(): Map<string, JsonSchema> {
   if (!cache) {
     cache = new Map();
     const hash = createHash('sha256');
-    for (const f of readdirSync(schemaDir).filter((n) => n.endsWith('.schema.json')).sort()) {
+    for (const f of readdirSync(schemaDir)
+      .filter((n) => n.endsWith('.schema.json'))
+      .sort()) {
       const text = readFileSync(join(schemaDir, f), 'utf8');
       hash.update(`${f}\n${text}\n`);
       cache.set(f, JSON.parse(text));
@@ -93,9 +94,15 @@ function deref(node: JsonSchema, file: string): { node: JsonSchema; file: string
 
 function build(raw: JsonSchema, file: string): Field {
   const { node, file: f } = deref(raw, file);
-  const base = { readOnly: node.readOnly === true, secret: node['x-secret'] === true, presence: node['x-presence'] === true, ...(node['x-identity'] === true ? { identity: true } : {}),
-    ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}), ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}),
-    ...(Array.isArray(node.enum) ? { allowed: node.enum.map(String) } : {}) };
+  const base = {
+    readOnly: node.readOnly === true,
+    secret: node['x-secret'] === true,
+    presence: node['x-presence'] === true,
+    ...(node['x-identity'] === true ? { identity: true } : {}),
+    ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}),
+    ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}),
+    ...(Array.isArray(node.enum) ? { allowed: node.enum.map(String) } : {}),
+  };
   if (node['x-int64']) return { ...base, type: 'int64' };
   if (node['x-enum']) return { ...base, type: 'enum', zero: node.default, known: enumValues(node, f) };
   if (node.format === 'date-time') return { ...base, type: 'timestamp' };
@@ -129,7 +136,10 @@ function build(raw: JsonSchema, file: string): Field {
  */
 function enumValues(node: JsonSchema, file: string): string[] | undefined {
   const closed = node['x-enum'] === true;
-  if (closed !== Array.isArray(node.enum)) throw new Error(`schema ${file}: x-enum ${String(node['x-enum'])} ${closed ? 'needs' : 'cannot have'} an enum list`);
+  if (closed !== Array.isArray(node.enum))
+    throw new Error(
+      `schema ${file}: x-enum ${String(node['x-enum'])} ${closed ? 'needs' : 'cannot have'} an enum list`,
+    );
   return closed ? node.enum : node.examples;
 }
 
@@ -137,7 +147,8 @@ function enumValues(node: JsonSchema, file: string): string[] | undefined {
 function checkKey(key: string[], of: Field, file: string, keyword: string, whose: string): void {
   for (const path of key) {
     const f = fieldAt(of, path);
-    if (!f || ['message', 'array', 'map', 'any'].includes(f.type)) throw new Error(`schema ${file}: ${keyword} ${path} is not a scalar field of ${whose} fields`);
+    if (!f || ['message', 'array', 'map', 'any'].includes(f.type))
+      throw new Error(`schema ${file}: ${keyword} ${path} is not a scalar field of ${whose} fields`);
   }
 }
 

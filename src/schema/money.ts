@@ -16,6 +16,8 @@ export function moneySignProblem(money: unknown): string | undefined {
   if (!isObject(money) || typeof money.nanos !== 'number' || money.nanos === 0) return undefined;
   const units = canonicalInt64(money.units);
   if (units === undefined || units === '0' || units.startsWith('-') === money.nanos < 0) return undefined;
-  return `nanos ${money.nanos} and units ${units} have different signs: both are negative for a negative amount`
-    + ' (-1.50 is units -1, nanos -500000000)';
+  return (
+    `nanos ${money.nanos} and units ${units} have different signs: both are negative for a negative amount` +
+    ' (-1.50 is units -1, nanos -500000000)'
+  );
 }

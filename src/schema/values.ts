@@ -19,8 +19,21 @@ export function canonicalTimestamp(s: string): string | undefined {
   const [year, month, day, hour, min, sec, offH, offM] = [1, 2, 3, 4, 5, 6, 9, 10].map((i) => Number(m[i] ?? 0));
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || min > 59 || sec > 59 || offH > 23 || offM > 59) return undefined;
-  const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) - (m[8] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth ||
+    hour > 23 ||
+    min > 59 ||
+    sec > 59 ||
+    offH > 23 ||
+    offM > 59
+  )
+    return undefined;
+  const ms =
+    Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`) -
+    (m[8] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
   if (!(ms >= FIRST_MS && ms <= LAST_MS)) return undefined;
   const frac = (m[7] ?? '').replace(/0+$/, '');
   return new Date(ms).toISOString().replace(/\.000Z$/, frac ? `.${frac}Z` : 'Z');
@@ -39,7 +52,8 @@ export function canonicalInt64(v: unknown): string | undefined {
 
 /** Characters that would end a message's line, or move or hide text on a terminal (controls, line and paragraph
  *  separators, bidirectional overrides, zero-width marks): a key or value from a document is shown with them escaped. */
-export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
+export const UNPRINTABLE =
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 
 const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
@@ -51,7 +65,8 @@ export const printable = (text: string) => text.replace(UNPRINTABLE, escapeChar)
  * controls but leaves line separators, bidi and zero-width characters raw, which a terminal or an editor would act
  * on: they are written as \uXXXX escapes too (they stand only inside strings, so the value read back is the same).
  */
-export const jsonText = (v: unknown) => `${JSON.stringify(v, null, 2).replace(UNPRINTABLE, (c) => (c === '\n' ? c : escapeChar(c)))}\n`;
+export const jsonText = (v: unknown) =>
+  `${JSON.stringify(v, null, 2).replace(UNPRINTABLE, (c) => (c === '\n' ? c : escapeChar(c)))}\n`;
 
 /** A value as JSON on one line (a log line), escaped as jsonText escapes it. */
 export const jsonLine = (v: unknown) => JSON.stringify(v).replace(UNPRINTABLE, escapeChar);
@@ -60,7 +75,10 @@ export const jsonLine = (v: unknown) => JSON.stringify(v).replace(UNPRINTABLE, e
 export function stableStringify(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
   if (isObject(v)) {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
@@ -87,7 +105,11 @@ export function normalize(field: Field | undefined, v: unknown): Json | undefine
       if (!Array.isArray(v)) return v as Json;
       if (v.length === 0) return undefined;
       const items = v.map((x) => normalize(field?.items, x) ?? zeroOf(field?.items));
-      return field?.set ? [...new Map(items.map((x) => [stableStringify(x), x])).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, x]) => x) : items;
+      return field?.set
+        ? [...new Map(items.map((x) => [stableStringify(x), x])).entries()]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([, x]) => x)
+        : items;
     }
     case 'map':
       return isObject(v) && Object.keys(v).length === 0 ? undefined : (v as Json);
@@ -96,7 +118,7 @@ export function normalize(field: Field | undefined, v: unknown): Json | undefine
       return c === '0' ? undefined : (c ?? (v as Json));
     }
     case 'timestamp':
-      return typeof v === 'string' ? (v === '' ? undefined : canonicalTimestamp(v) ?? v) : (v as Json);
+      return typeof v === 'string' ? (v === '' ? undefined : (canonicalTimestamp(v) ?? v)) : (v as Json);
     case 'enum':
       return v === '' || (typeof v === 'string' && v.endsWith('_UNSPECIFIED')) ? undefined : (v as Json);
     case 'any':
@@ -123,14 +145,23 @@ export function emptyMessagesAsNull(field: Field, v: JsonObject): JsonObject {
 /** The zero value of a field, as the live API emits it (messages and timestamps are null). */
 export function zeroOf(field: Field | undefined): Json {
   switch (field?.type) {
-    case 'array': return [];
-    case 'map': return {};
-    case 'int64': return '0';
-    case 'enum': return field.zero ?? '';
-    case 'string': return '';
-    case 'integer': case 'number': return 0;
-    case 'boolean': return field.presence ? null : false;
-    default: return null;
+    case 'array':
+      return [];
+    case 'map':
+      return {};
+    case 'int64':
+      return '0';
+    case 'enum':
+      return field.zero ?? '';
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return 0;
+    case 'boolean':
+      return field.presence ? null : false;
+    default:
+      return null;
   }
 }
 
@@ -202,7 +233,8 @@ const asJsonLeaf = (v: unknown) => (v === undefined || (typeof v === 'number' &&
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return asJsonLeaf(a) === asJsonLeaf(b);
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return asJsonLeaf(a) === asJsonLeaf(b);
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   }

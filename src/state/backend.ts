@@ -88,7 +88,12 @@ export function actorOf(env: NodeJS.ProcessEnv): string {
   }
 }
 
-export const writerOf = (env: NodeJS.ProcessEnv): Writer => ({ actor: actorOf(env), host: hostname(), pid: process.pid, tapedeckVersion: tapedeckVersion() });
+export const writerOf = (env: NodeJS.ProcessEnv): Writer => ({
+  actor: actorOf(env),
+  host: hostname(),
+  pid: process.pid,
+  tapedeckVersion: tapedeckVersion(),
+});
 
 export interface BackendContext {
   /** the configuration (tapedeck.yaml's name, or its default): a database keys its rows by it and the environment */

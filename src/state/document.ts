@@ -22,7 +22,11 @@ const PIECE = 64 * 1024;
  */
 export function* stateText(data: StateData): Generator<string> {
   const { lineage, serial, configuration, platform, resources } = data;
-  const head = JSON.stringify({ format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: {} }, null, 2);
+  const head = JSON.stringify(
+    { format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: {} },
+    null,
+    2,
+  );
   const addresses = inStoredOrder(resources);
   if (!addresses.length) return yield `${head}\n`;
   // The head ends with `"resources": {}` and the closing brace: the entries go between that pair of braces.

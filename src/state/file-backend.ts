@@ -63,8 +63,13 @@ export class FileBackend implements StateBackend {
   }
 
   private unreadable(e: unknown): UserError {
-    if (e instanceof TooBig) return new UserError(`state file ${this.name} is over ${MAX_STATE_BYTES} bytes: that is not a state file`, { code: 'E_STATE_INVALID' });
-    return new UserError(`cannot read state file ${this.name}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_STATE_INVALID' });
+    if (e instanceof TooBig)
+      return new UserError(`state file ${this.name} is over ${MAX_STATE_BYTES} bytes: that is not a state file`, {
+        code: 'E_STATE_INVALID',
+      });
+    return new UserError(`cannot read state file ${this.name}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, {
+      code: 'E_STATE_INVALID',
+    });
   }
 
   async read(): Promise<{ text?: string; version: number }> {
@@ -77,7 +82,10 @@ export class FileBackend implements StateBackend {
    */
   write(data: StateData, _refs: StateRefs, version: number): number {
     if (version === 0 && this.seen !== undefined && fingerprint(this.name) !== this.seen) {
-      throw new UserError(`the state file ${this.name} was written by another run since this one read it; nothing was written (run again)`, { code: 'E_STATE_CONFLICT' });
+      throw new UserError(
+        `the state file ${this.name} was written by another run since this one read it; nothing was written (run again)`,
+        { code: 'E_STATE_CONFLICT' },
+      );
     }
     writePrivateFile(this.name, stateText(data));
     this.seen = fingerprint(this.name);
@@ -94,11 +102,17 @@ export class FileBackend implements StateBackend {
 
   /** The lock file still names this process (not removed by hand, nor taken over by another run). */
   async checkLock(): Promise<void> {
-    if (this.release && !holdsLock(this.name)) throw new UserError(`the lock file ${this.name}.lock no longer names this run (removed, or taken by another run); nothing more is written`, { code: 'E_LOCKED' });
+    if (this.release && !holdsLock(this.name))
+      throw new UserError(
+        `the lock file ${this.name}.lock no longer names this run (removed, or taken by another run); nothing more is written`,
+        { code: 'E_LOCKED' },
+      );
   }
 
   async history(): Promise<HistoryEntry[]> {
-    throw new UserError(`the state file ${this.name} keeps no history: only a database state does (--state postgres://…); commit the file to keep its versions in git (git log -p ${this.name})`);
+    throw new UserError(
+      `the state file ${this.name} keeps no history: only a database state does (--state postgres://…); commit the file to keep its versions in git (git log -p ${this.name})`,
+    );
   }
 
   async version(): Promise<string | undefined> {

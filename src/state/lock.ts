@@ -52,11 +52,14 @@ function look(path: string): Found | undefined {
   } catch (e) {
     // Gone since it was found: the caller tries again. Anything else would make that a busy loop.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UserError(`cannot read lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, { code: 'E_STATE_BACKEND' });
+    throw new UserError(`cannot read lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, {
+      code: 'E_STATE_BACKEND',
+    });
   }
 }
 
-const stale = (f: Found) => (f.holder ? f.holder.host === hostname() && !alive(f.holder.pid) : Date.now() - f.mtimeMs > UNREADABLE_STALE_MS);
+const stale = (f: Found) =>
+  f.holder ? f.holder.host === hostname() && !alive(f.holder.pid) : Date.now() - f.mtimeMs > UNREADABLE_STALE_MS;
 
 function tryCreate(path: string, me: LockHolder): boolean {
   try {
@@ -66,7 +69,9 @@ function tryCreate(path: string, me: LockHolder): boolean {
     return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw new UserError(`cannot create lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, { code: 'E_STATE_BACKEND' });
+    throw new UserError(`cannot create lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, {
+      code: 'E_STATE_BACKEND',
+    });
   }
 }
 
@@ -99,7 +104,9 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
     mkdirSync(dirname(path), { recursive: true });
   } catch (e) {
     // A file where the state's directory should be (--state FILE/x.json): the user's to fix, not a crash.
-    throw new UserError(`cannot create lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, { code: 'E_STATE_BACKEND' });
+    throw new UserError(`cannot create lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, {
+      code: 'E_STATE_BACKEND',
+    });
   }
   const me: LockHolder = { host: hostname(), pid: process.pid, since: new Date().toISOString() };
   const deadline = Date.now() + timeoutMs;
@@ -110,7 +117,10 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
     const holder = found.holder;
     if (Date.now() >= deadline) {
       const who = holder ? `host ${holder.host}, pid ${holder.pid}, since ${holder.since}` : 'an unreadable lock file';
-      throw new UserError(`the state ${statePath} is locked by another apply (${who}); wait for it, pass --lock-timeout SECONDS, or remove ${path} if that process is gone`, { code: 'E_LOCKED' });
+      throw new UserError(
+        `the state ${statePath} is locked by another apply (${who}); wait for it, pass --lock-timeout SECONDS, or remove ${path} if that process is gone`,
+        { code: 'E_LOCKED' },
+      );
     }
     await sleep(Math.min(200, Math.max(10, deadline - Date.now())));
   }

@@ -29,7 +29,10 @@ export class PgSession {
   private readonly secrets = new Secrets();
   readonly t: ReturnType<typeof tables>;
 
-  constructor(private readonly loc: PgLocation, private readonly ctx: BackendContext) {
+  constructor(
+    private readonly loc: PgLocation,
+    private readonly ctx: BackendContext,
+  ) {
     this.t = tables(loc.schema);
     this.secrets.add(loc.password);
   }
@@ -44,7 +47,10 @@ export class PgSession {
     if (e instanceof UserError) return e;
     const err = (this.lost ?? e) as { message?: string; code?: string };
     const code = typeof err.code === 'string' ? ` (${err.code})` : '';
-    return new UserError(`the state database ${this.loc.shown}: ${doing} failed: ${this.masked(String(err.message ?? err))}${code}`, { code: 'E_STATE_BACKEND' });
+    return new UserError(
+      `the state database ${this.loc.shown}: ${doing} failed: ${this.masked(String(err.message ?? err))}${code}`,
+      { code: 'E_STATE_BACKEND' },
+    );
   }
 
   async query<R extends Record<string, unknown>>(doing: string, sql: string, params: unknown[] = []): Promise<R[]> {
@@ -69,8 +75,12 @@ export class PgSession {
     });
     // A connection that breaks later is reported by the next call, and a run holding the lock on it stops writing
     // at once (lockLost): its session, and so its lock, is gone. Unheard, the 'error' event would end the process.
-    client.on('error', (e) => { this.lost ??= e; });
-    client.on('end', () => { this.lost ??= new Error('the connection ended'); });
+    client.on('error', (e) => {
+      this.lost ??= e;
+    });
+    client.on('end', () => {
+      this.lost ??= new Error('the connection ended');
+    });
     try {
       await client.connect();
     } catch (e) {
@@ -90,14 +100,19 @@ export class PgSession {
     if (this.schemaAt === undefined) {
       try {
         const c = await this.connect();
-        this.schemaAt = Number((await c.query(`SELECT coalesce(max(version), 0) AS v FROM ${this.t.migrations}`)).rows[0].v);
+        this.schemaAt = Number(
+          (await c.query(`SELECT coalesce(max(version), 0) AS v FROM ${this.t.migrations}`)).rows[0].v,
+        );
       } catch (e) {
         if (!MISSING.has((e as { code?: string }).code ?? '')) throw this.fail('reading the schema version', e);
         this.schemaAt = 0;
       }
     }
     if (this.schemaAt > LATEST) {
-      throw new UserError(`the state database ${this.loc.shown} holds tapedeck's tables at version ${this.schemaAt}; this tapedeck (${this.ctx.writer.tapedeckVersion}) knows versions up to ${LATEST}: upgrade tapedeck`, { code: 'E_STATE_BACKEND' });
+      throw new UserError(
+        `the state database ${this.loc.shown} holds tapedeck's tables at version ${this.schemaAt}; this tapedeck (${this.ctx.writer.tapedeckVersion}) knows versions up to ${LATEST}: upgrade tapedeck`,
+        { code: 'E_STATE_BACKEND' },
+      );
     }
     if (write && this.schemaAt < LATEST) await this.migrate();
     return this.schemaAt;
@@ -111,12 +126,18 @@ export class PgSession {
     try {
       await run('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey(`tapedeck migrations ${schema}`).key]);
       // Asked first: CREATE SCHEMA IF NOT EXISTS needs the right to create one even when it exists.
-      if (!(await run('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).length) await run(`CREATE SCHEMA "${schema}"`);
-      await run(`CREATE TABLE IF NOT EXISTS ${this.t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), tapedeck_version text NOT NULL)`);
+      if (!(await run('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema])).length)
+        await run(`CREATE SCHEMA "${schema}"`);
+      await run(
+        `CREATE TABLE IF NOT EXISTS ${this.t.migrations} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), tapedeck_version text NOT NULL)`,
+      );
       const [{ v }] = await run(`SELECT coalesce(max(version), 0) AS v FROM ${this.t.migrations}`);
       for (let n = Number(v) + 1; n <= LATEST; n++) {
         for (const sql of MIGRATIONS[n - 1](schema)) await run(sql);
-        await run(`INSERT INTO ${this.t.migrations} (version, tapedeck_version) VALUES ($1, $2)`, [n, this.ctx.writer.tapedeckVersion]);
+        await run(`INSERT INTO ${this.t.migrations} (version, tapedeck_version) VALUES ($1, $2)`, [
+          n,
+          this.ctx.writer.tapedeckVersion,
+        ]);
       }
       await run('COMMIT');
       this.schemaAt = LATEST;
@@ -133,7 +154,9 @@ export class PgSession {
     this.client = undefined;
     if (last && !this.lost) await last(client);
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), CLOSE_MS); });
+    const late = new Promise<'late'>((r) => {
+      timer = setTimeout(() => r('late'), CLOSE_MS);
+    });
     if ((await Promise.race([client.end().catch(() => {}), late])) === 'late') {
       (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }

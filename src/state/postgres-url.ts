@@ -29,10 +29,14 @@ export function mistypedUrl(raw: string): string | undefined {
   if (isPostgresUrl(raw)) return undefined;
   const m = SCHEME.exec(raw);
   const scheme = m?.[1];
-  if (scheme && m[2]) return `${scheme}:// is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
-  if (scheme && /^postgres(ql)?$/i.test(scheme)) return `${scheme}: must be followed by // and the host (postgres://user@host:5432/database)`;
-  if (scheme && /pg|postgre|sql/i.test(scheme)) return `${scheme}: is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
-  if (LOOSE_PASSWORD.test(raw)) return 'looks like a database URL without its scheme: write postgres:// before it (postgres://user@host:5432/database)';
+  if (scheme && m[2])
+    return `${scheme}:// is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
+  if (scheme && /^postgres(ql)?$/i.test(scheme))
+    return `${scheme}: must be followed by // and the host (postgres://user@host:5432/database)`;
+  if (scheme && /pg|postgre|sql/i.test(scheme))
+    return `${scheme}: is not a PostgreSQL URL scheme: write postgres:// or postgresql:// (postgres://user@host:5432/database)`;
+  if (LOOSE_PASSWORD.test(raw))
+    return 'looks like a database URL without its scheme: write postgres:// before it (postgres://user@host:5432/database)';
   return undefined;
 }
 
@@ -62,11 +66,16 @@ export function parsePgUrl(raw: string, from: string, env: NodeJS.ProcessEnv): P
   try {
     url = new URL(raw);
   } catch {
-    throw new UserError(`${from} is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)`);
+    throw new UserError(
+      `${from} is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)`,
+    );
   }
   if (url.hash) throw new UserError(`${from}: a PostgreSQL URL has no #fragment`);
   const schema = url.searchParams.get('schema') ?? 'tapedeck';
-  if (!SCHEMA.test(schema)) throw new UserError(`${from}: schema=${JSON.stringify(schema)} must be a plain lower-case name (letters, digits, _; at most 63)`);
+  if (!SCHEMA.test(schema))
+    throw new UserError(
+      `${from}: schema=${JSON.stringify(schema)} must be a plain lower-case name (letters, digits, _; at most 63)`,
+    );
   let password: string | undefined;
   try {
     password = url.password ? decodeURIComponent(url.password) : env.PGPASSWORD || undefined;

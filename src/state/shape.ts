@@ -18,17 +18,21 @@ function checkEntry(address: string, e: unknown): string | undefined {
   if (e.digest !== undefined && typeof e.digest !== 'string') return `${at}.digest must be a string`;
   if (e.pending_since !== undefined && !isTime(e.pending_since)) return `${at}.pending_since must be an RFC 3339 time`;
   if (e.released_at !== undefined && !isTime(e.released_at)) return `${at}.released_at must be an RFC 3339 time`;
-  if (e.existing !== undefined && !(Array.isArray(e.existing) && e.existing.every((x) => typeof x === 'string'))) return `${at}.existing must be a list of ids`;
+  if (e.existing !== undefined && !(Array.isArray(e.existing) && e.existing.every((x) => typeof x === 'string')))
+    return `${at}.existing must be a list of ids`;
   return undefined;
 }
 
 /** What is wrong with a parsed state file; undefined when it can be used. */
 export function checkState(data: unknown, format: number): string | undefined {
   if (!isObject(data)) return 'is not a tapedeck state file (not a JSON object)';
-  if (data.format_version !== format) return `has format_version ${JSON.stringify(data.format_version)}; this tapedeck reads version ${format}`;
+  if (data.format_version !== format)
+    return `has format_version ${JSON.stringify(data.format_version)}; this tapedeck reads version ${format}`;
   if (data.lineage !== undefined && typeof data.lineage !== 'string') return 'lineage must be a string';
-  if (data.configuration !== undefined && (typeof data.configuration !== 'string' || !data.configuration)) return 'configuration must be a non-empty string';
-  if (data.serial !== undefined && !(Number.isSafeInteger(data.serial) && (data.serial as number) >= 0)) return 'serial must be a whole number of at least 0';
+  if (data.configuration !== undefined && (typeof data.configuration !== 'string' || !data.configuration))
+    return 'configuration must be a non-empty string';
+  if (data.serial !== undefined && !(Number.isSafeInteger(data.serial) && (data.serial as number) >= 0))
+    return 'serial must be a whole number of at least 0';
   if (!isObject(data.resources)) return 'resources must be an object of addresses';
   for (const [address, e] of Object.entries(data.resources)) {
     const problem = checkEntry(address, e);

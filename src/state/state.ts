@@ -50,7 +50,9 @@ export interface StateData {
 
 /** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
 export function parseState(text: string | undefined, label: string): StateData {
-  return text === undefined ? { format_version: STATE_FORMAT, resources: {} } : checkedState(() => JSON.parse(text), label);
+  return text === undefined
+    ? { format_version: STATE_FORMAT, resources: {} }
+    : checkedState(() => JSON.parse(text), label);
 }
 
 /** A state as `parse` reads it (a SyntaxError where it is not JSON), checked. */
@@ -60,7 +62,10 @@ function checkedState(parse: () => unknown, label: string): StateData {
     data = parse();
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
-    throw new UserError(`${label} is not valid JSON (${e.message}); restore it from a backup or remove it and adopt with export`, { code: 'E_STATE_INVALID' });
+    throw new UserError(
+      `${label} is not valid JSON (${e.message}); restore it from a backup or remove it and adopt with export`,
+      { code: 'E_STATE_INVALID' },
+    );
   }
   // A state edited by hand, merged badly or from another tool: refused with where it is wrong, before any use.
   const problem = checkState(data, STATE_FORMAT);
@@ -81,7 +86,11 @@ export class State {
 
   // The entries are looked up in data.resources itself: a second index of them (a Map) cost memory in proportion
   // to the state, for no measurable speed.
-  private constructor(readonly backend: StateBackend, readonly data: StateData, private version: number) {}
+  private constructor(
+    readonly backend: StateBackend,
+    readonly data: StateData,
+    private version: number,
+  ) {}
 
   /** A state file, read at once (tests, and every caller that knows it has a file). */
   static load(file: string): State {
@@ -90,7 +99,11 @@ export class State {
 
   private static fromFile(backend: FileBackend): State {
     const { parse, version } = backend.readParsed();
-    return new State(backend, parse ? checkedState(parse, backend.label) : parseState(undefined, backend.label), version);
+    return new State(
+      backend,
+      parse ? checkedState(parse, backend.label) : parseState(undefined, backend.label),
+      version,
+    );
   }
 
   static async open(backend: StateBackend): Promise<State> {
@@ -118,7 +131,10 @@ export class State {
     const note = this.bindConfiguration(configuration);
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
-      throw new UserError(`the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`, { code: 'E_STATE_MISMATCH' });
+      throw new UserError(
+        `the state ${this.where} belongs to environment ${had.environment} at ${had.origin}, not ${platform.environment} at ${platform.origin}; nothing was read or written (choose that environment's state with --env or --state, or the right --base-url)`,
+        { code: 'E_STATE_MISMATCH' },
+      );
     }
     this.data.platform = platform;
     return note;
@@ -132,7 +148,10 @@ export class State {
   bindConfiguration(configuration: string): string | undefined {
     const had = this.data.configuration;
     if (had && had !== configuration) {
-      throw new UserError(`the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`, { code: 'E_STATE_MISMATCH' });
+      throw new UserError(
+        `the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`,
+        { code: 'E_STATE_MISMATCH' },
+      );
     }
     this.data.configuration = configuration;
     if (had || !Object.keys(this.data.resources).length) return undefined;
@@ -175,7 +194,11 @@ export class State {
 
   /** Every id the state knows: resources that are already someone's, never adopted for another address. */
   claimedIds(): Set<string> {
-    return new Set(Object.values(this.data.resources).map((e) => e.id).filter((id): id is string => !!id));
+    return new Set(
+      Object.values(this.data.resources)
+        .map((e) => e.id)
+        .filter((id): id is string => !!id),
+    );
   }
 
   entry(address: string): StateEntry | undefined {
@@ -206,20 +229,22 @@ export class State {
       this.changed.clear();
       return Promise.resolve();
     }
-    this.next ??= this.writing.catch(() => {}).then(() => {
-      this.next = undefined;
-      const taken = this.changed;
-      this.changed = new Set();
-      this.writing = (async () => {
-        try {
-          this.version = await this.backend.write(this.data, this.refs(), this.version, this.info);
-        } catch (e) {
-          for (const a of taken) this.changed.add(a);
-          throw e;
-        }
-      })();
-      return this.writing;
-    });
+    this.next ??= this.writing
+      .catch(() => {})
+      .then(() => {
+        this.next = undefined;
+        const taken = this.changed;
+        this.changed = new Set();
+        this.writing = (async () => {
+          try {
+            this.version = await this.backend.write(this.data, this.refs(), this.version, this.info);
+          } catch (e) {
+            for (const a of taken) this.changed.add(a);
+            throw e;
+          }
+        })();
+        return this.writing;
+      });
     return this.next;
   }
 

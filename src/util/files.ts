@@ -1,6 +1,16 @@
 // Files read with a bound, and files written so that only their owner reads them and a crash leaves the old file
 // or the new one, never a torn one.
-import { closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 /**

@@ -6,7 +6,9 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readBoundedFrom } from './files.js';
 
-const [QUOTE, BACKSLASH, COLON, COMMA, OPEN, CLOSE, OPEN_LIST, CLOSE_LIST] = [...'"\\:,{}[]'].map((c) => c.charCodeAt(0));
+const [QUOTE, BACKSLASH, COLON, COMMA, OPEN, CLOSE, OPEN_LIST, CLOSE_LIST] = [...'"\\:,{}[]'].map((c) =>
+  c.charCodeAt(0),
+);
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** The file holds more than the bound. */
@@ -48,7 +50,11 @@ class Reader {
   private total = 0;
   private eof = false;
 
-  constructor(private readonly fd: number, private readonly max: number, chunk: number) {
+  constructor(
+    private readonly fd: number,
+    private readonly max: number,
+    chunk: number,
+  ) {
     this.buf = Buffer.allocUnsafe(chunk);
   }
 

@@ -52,7 +52,13 @@ export class Secrets {
   /** One case-insensitive alternation, longest forms first so a longer spelling is masked whole. */
   private regex(): RegExp | undefined {
     if (!this.forms.size) return undefined;
-    this.pattern ??= new RegExp([...this.forms].sort((a, b) => b.length - a.length).map(escapeRegex).join('|'), 'gi');
+    this.pattern ??= new RegExp(
+      [...this.forms]
+        .sort((a, b) => b.length - a.length)
+        .map(escapeRegex)
+        .join('|'),
+      'gi',
+    );
     return this.pattern;
   }
 
@@ -73,7 +79,8 @@ export class Secrets {
   maskJson(v: unknown): unknown {
     if (typeof v === 'string') return this.mask(v);
     if (Array.isArray(v)) return v.map((x) => this.maskJson(x));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.mask(k), this.maskJson(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.mask(k), this.maskJson(x)]));
     return v;
   }
 }
@@ -82,7 +89,8 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** Control, line-separator, bidi and zero-width characters (values.ts UNPRINTABLE) written as escapes: the text
  *  stays readable, on one line, and shows every character it holds. */
-export const oneLine = (s: string) => s.replace(UNPRINTABLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const oneLine = (s: string) =>
+  s.replace(UNPRINTABLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** A string a server sent, fit for one line of output: secrets masked, control characters escaped, capped. */
 export function serverText(s: string, secrets: Secrets, max = MAX_SERVER_TEXT): string {

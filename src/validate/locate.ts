@@ -3,9 +3,12 @@ import { printable } from '../schema/values.js';
 import type { Issue, SourceDoc } from '../types.js';
 
 /** Messages quote keys and values of the document: printable() keeps each on one line and its text visible. */
-export const issueAt = (src: SourceDoc, pointer: string, message: string, severity: Issue['severity'] = 'error'): Issue => ({
-  file: src.file, pos: nearestPos(src, pointer), pointer, message: printable(message), severity,
-});
+export const issueAt = (
+  src: SourceDoc,
+  pointer: string,
+  message: string,
+  severity: Issue['severity'] = 'error',
+): Issue => ({ file: src.file, pos: nearestPos(src, pointer), pointer, message: printable(message), severity });
 
 /** The position of a pointer, or of its nearest ancestor that has one. */
 export function nearestPos(src: SourceDoc, pointer: string) {

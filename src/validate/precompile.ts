@@ -7,7 +7,10 @@ import { newAjv } from './schema.js';
 const require = createRequire(import.meta.url);
 
 export function precompiledModule(): string {
-  const standaloneCode = require('ajv/dist/standalone').default as (ajv: unknown, refs: Record<string, string>) => string;
+  const standaloneCode = require('ajv/dist/standalone').default as (
+    ajv: unknown,
+    refs: Record<string, string>,
+  ) => string;
   const files = [...allSchemas().keys()];
   const code = standaloneCode(newAjv(true), Object.fromEntries(files.map((f) => [f, f])));
   return `${code}\nexports.digest = ${JSON.stringify(schemasDigest())};\n`;

@@ -11,7 +11,17 @@ const require = createRequire(import.meta.url);
 type Ajv = InstanceType<typeof Ajv2020Type.default>;
 
 /** Our annotation keywords: read by the field model, ignored by validation (x-key too, below). */
-const annotations = ['x-int64', 'x-enum', 'x-atomic', 'x-set', 'x-secret', 'x-presence', 'x-identity', 'x-names', 'x-message'];
+const annotations = [
+  'x-int64',
+  'x-enum',
+  'x-atomic',
+  'x-set',
+  'x-secret',
+  'x-presence',
+  'x-identity',
+  'x-names',
+  'x-message',
+];
 
 /** An ajv instance holding every schema; with `source` it keeps the generated code, to be written out as a module. */
 export function newAjv(source = false): Ajv {
@@ -65,8 +75,21 @@ export function validator(schemaFile: string): ValidateFunction {
 /** A JSON pointer as a dotted field path for messages: /spec/offer_prices/0/price -> spec.offer_prices[0].price;
  *  a key that is not a plain word is quoted (/spec/a b -> spec["a b"]), so no key can pass for another path. */
 export function dotted(pointer: string): string {
-  return pointer.split('/').slice(1).map(unescapePointer)
-    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : !/^[\w$@-]+$/.test(p) ? `${acc}[${JSON.stringify(p)}]` : acc ? `${acc}.${p}` : p), '');
+  return pointer
+    .split('/')
+    .slice(1)
+    .map(unescapePointer)
+    .reduce(
+      (acc, p) =>
+        /^\d+$/.test(p)
+          ? `${acc}[${p}]`
+          : !/^[\w$@-]+$/.test(p)
+            ? `${acc}[${JSON.stringify(p)}]`
+            : acc
+              ? `${acc}.${p}`
+              : p,
+      '',
+    );
 }
 
 /** One readable message per ajv error, with the pointer it belongs to. */
@@ -87,16 +110,40 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
       // A closed enum says its values; a long list (ISO codes) says what it is (its description).
       const values = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
       const near = typeof e.data === 'string' ? closest(e.data, values) : undefined;
-      const which = values.length <= 12 ? `one of ${values.join(', ')}` : String(e.parentSchema?.description ?? `one of ${values.length} values`);
-      return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not a valid value (${which})${near ? `: did you mean ${near}?` : ''}` };
+      const which =
+        values.length <= 12
+          ? `one of ${values.join(', ')}`
+          : String(e.parentSchema?.description ?? `one of ${values.length} values`);
+      return {
+        pointer: e.instancePath,
+        message: `${at}: ${JSON.stringify(e.data)} is not a valid value (${which})${near ? `: did you mean ${near}?` : ''}`,
+      };
     }
     case 'const':
-      return { pointer: e.instancePath, message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}` };
+      return {
+        pointer: e.instancePath,
+        message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`,
+      };
     case 'pattern':
-      if (e.parentSchema?.['x-message']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} ${String(e.parentSchema['x-message'])}` };
-      if (e.parentSchema?.['x-int64']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an integer (write a number or a decimal string)` };
-      if (e.parentSchema?.['x-enum']) return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})` };
-      return { pointer: e.instancePath, message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}` };
+      if (e.parentSchema?.['x-message'])
+        return {
+          pointer: e.instancePath,
+          message: `${at}: ${JSON.stringify(e.data)} ${String(e.parentSchema['x-message'])}`,
+        };
+      if (e.parentSchema?.['x-int64'])
+        return {
+          pointer: e.instancePath,
+          message: `${at}: ${JSON.stringify(e.data)} is not an integer (write a number or a decimal string)`,
+        };
+      if (e.parentSchema?.['x-enum'])
+        return {
+          pointer: e.instancePath,
+          message: `${at}: ${JSON.stringify(e.data)} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})`,
+        };
+      return {
+        pointer: e.instancePath,
+        message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}`,
+      };
     default:
       return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
   }
@@ -108,9 +155,15 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
  * (VIDEO_QUALITY_HD, VIDEO_QUALITY_SD) are not taken for slips of each other.
  */
 export function slipOf(value: string, known: string[]): string | undefined {
-  const prefix = known.reduce((p, k) => { let i = 0; while (i < p.length && p[i] === k[i]) i++; return p.slice(0, i); }, known[0] ?? '');
+  const prefix = known.reduce((p, k) => {
+    let i = 0;
+    while (i < p.length && p[i] === k[i]) i++;
+    return p.slice(0, i);
+  }, known[0] ?? '');
   const shared = prefix.slice(0, prefix.lastIndexOf('_') + 1);
-  return known.find((k) => k !== value && distance(value, k) <= Math.min(2, Math.floor((k.length - shared.length) / 3)));
+  return known.find(
+    (k) => k !== value && distance(value, k) <= Math.min(2, Math.floor((k.length - shared.length) / 3)),
+  );
 }
 
 /** The known name closest to a misspelt one (edit distance at most 2), for "did you mean". */

@@ -1,7 +1,14 @@
 // The checks of a document's values that its JSON Schema cannot make, walked along the kind's field model.
 import type { KindDef } from '../kinds/types.js';
 import type { LoadedDoc } from '../load/load.js';
-import { allSchemas, escapePointer, fieldAtPointer, resourceModel, unescapePointer, type Field } from '../schema/model.js';
+import {
+  allSchemas,
+  escapePointer,
+  fieldAtPointer,
+  resourceModel,
+  unescapePointer,
+  type Field,
+} from '../schema/model.js';
 import { moneySignProblem } from '../schema/money.js';
 import { canonicalInt64, canonicalTimestamp, isObject } from '../schema/values.js';
 import type { Issue } from '../types.js';
@@ -11,9 +18,14 @@ import { dotted, slipOf } from './schema.js';
 /** Why a value the int64 schema lets through (an integer, a decimal string) is still no int64, or undefined.
  *  `written`: an integer written beyond 2^53, held as its text (LoadedDoc.wideIntegers), shown unquoted. */
 function int64Problem(v: unknown, written: boolean): string | undefined {
-  if (canonicalInt64(v) !== undefined || !(typeof v === 'number' ? Number.isInteger(v) : /^-?\d+$/.test(String(v).trim()))) return undefined;
+  if (
+    canonicalInt64(v) !== undefined ||
+    !(typeof v === 'number' ? Number.isInteger(v) : /^-?\d+$/.test(String(v).trim()))
+  )
+    return undefined;
   const shown = typeof v === 'string' && !written ? JSON.stringify(v) : String(v);
-  if (typeof v === 'number' && Math.abs(v) < 2 ** 63) return `${shown} was written as a float beyond 2^53, which cannot be read exactly: write it as an integer`;
+  if (typeof v === 'number' && Math.abs(v) < 2 ** 63)
+    return `${shown} was written as a float beyond 2^53, which cannot be read exactly: write it as an integer`;
   return `${shown} is outside the int64 range (-9223372036854775808 to 9223372036854775807)`;
 }
 
@@ -43,16 +55,34 @@ export function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedD
   } else if (field.type === 'integer' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
     fail(`${String(v)} is not an exact integer: beyond 2^53 a number cannot be read exactly`);
   } else if (field.type === 'timestamp' && typeof v === 'string' && canonicalTimestamp(v) === undefined) {
-    fail(`${JSON.stringify(v)} is not a valid date-time (RFC 3339 as the API reads it, e.g. 2026-01-31T20:00:00Z: T between date and time, at most 9 fractional digits, Z or ±hh:mm)`);
+    fail(
+      `${JSON.stringify(v)} is not a valid date-time (RFC 3339 as the API reads it, e.g. 2026-01-31T20:00:00Z: T between date and time, at most 9 fractional digits, Z or ±hh:mm)`,
+    );
   } else if (field.type === 'map' || field.type === 'any') {
     // The schema types no value inside: a `.nan` or `.inf` there would go out as JSON null.
-    for (const [p, n] of nonFinite(v, pointer)) out.push(issueAt(src, p, `${dotted(p)}: ${n} cannot be sent: JSON has no infinity or NaN`));
-  } else if (field.type === 'enum' && field.known && !field.allowed && typeof v === 'string' && !field.known.includes(v) && /^[A-Z][A-Z0-9_]*$/.test(v)) {
+    for (const [p, n] of nonFinite(v, pointer))
+      out.push(issueAt(src, p, `${dotted(p)}: ${n} cannot be sent: JSON has no infinity or NaN`));
+  } else if (
+    field.type === 'enum' &&
+    field.known &&
+    !field.allowed &&
+    typeof v === 'string' &&
+    !field.known.includes(v) &&
+    /^[A-Z][A-Z0-9_]*$/.test(v)
+  ) {
     // The platform's full list is not public (a closed enum's schema refuses other values itself): another value may
     // be real, but one a slip away from a known value is a typo the platform would refuse.
     const slip = slipOf(v, field.known);
     if (slip) fail(`${v} is not a known value: did you mean ${slip}?`);
-    else out.push(issueAt(src, pointer, `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`, 'warning'));
+    else
+      out.push(
+        issueAt(
+          src,
+          pointer,
+          `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`,
+          'warning',
+        ),
+      );
   }
 }
 
@@ -61,13 +91,22 @@ export function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedD
 function worthWalking(f: Field, x: unknown): boolean {
   if (x === null || x === undefined) return false;
   switch (f.type) {
-    case 'message': case 'array': return true;
-    case 'int64': return f.readOnly || canonicalInt64(x) === undefined;
-    case 'integer': return f.readOnly || (Number.isInteger(x) && !Number.isSafeInteger(x));
-    case 'timestamp': return f.readOnly || (typeof x === 'string' && canonicalTimestamp(x) === undefined);
-    case 'map': case 'any': return f.readOnly || typeof x === 'object' || (typeof x === 'number' && !Number.isFinite(x));
-    case 'enum': return f.readOnly || !!f.known;
-    default: return f.readOnly;
+    case 'message':
+    case 'array':
+      return true;
+    case 'int64':
+      return f.readOnly || canonicalInt64(x) === undefined;
+    case 'integer':
+      return f.readOnly || (Number.isInteger(x) && !Number.isSafeInteger(x));
+    case 'timestamp':
+      return f.readOnly || (typeof x === 'string' && canonicalTimestamp(x) === undefined);
+    case 'map':
+    case 'any':
+      return f.readOnly || typeof x === 'object' || (typeof x === 'number' && !Number.isFinite(x));
+    case 'enum':
+      return f.readOnly || !!f.known;
+    default:
+      return f.readOnly;
   }
 }
 
@@ -85,18 +124,25 @@ const NO_POINTERS: Set<string> = new Set();
 export function wideOutsideInt64(src: LoadedDoc, k: KindDef): Set<string> {
   if (!src.wideIntegers?.length) return NO_POINTERS;
   const fields = Object.keys(allSchemas().get(k.schema)?.properties ?? {});
-  return new Set((src.wideIntegers ?? []).filter((p) => {
-    if (!p.startsWith('/spec/')) return fields.includes(unescapePointer(p.split('/')[1] ?? ''));
-    const f = fieldAtPointer(resourceModel(k.schema), p.slice('/spec'.length));
-    return f !== undefined && f.type !== 'int64';
-  }));
+  return new Set(
+    (src.wideIntegers ?? []).filter((p) => {
+      if (!p.startsWith('/spec/')) return fields.includes(unescapePointer(p.split('/')[1] ?? ''));
+      const f = fieldAtPointer(resourceModel(k.schema), p.slice('/spec'.length));
+      return f !== undefined && f.type !== 'int64';
+    }),
+  );
 }
 
-const hasNull = (v: unknown): boolean => v === null || (typeof v === 'object' && Object.values(v as object).some(hasNull));
+const hasNull = (v: unknown): boolean =>
+  v === null || (typeof v === 'object' && Object.values(v as object).some(hasNull));
 
 export function withoutNulls(v: unknown): unknown {
   if (!hasNull(v)) return v;
   if (Array.isArray(v)) return v.map(withoutNulls);
   if (!isObject(v)) return v;
-  return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([, x]) => x !== null)
+      .map(([k, x]) => [k, withoutNulls(x)]),
+  );
 }

@@ -12,9 +12,12 @@ import { walkSpec, wideOutsideInt64, withoutNulls } from './spec-walk.js';
 
 function identityOf(k: KindDef, d: Document): string | undefined {
   switch (k.identity.by) {
-    case 'key': return d.spec[k.identity.field] as string | undefined;
-    case 'natural': return k.identity.fields.map((f) => String(d.spec[f] ?? '')).join(' ');
-    case 'id': return d.id;
+    case 'key':
+      return d.spec[k.identity.field] as string | undefined;
+    case 'natural':
+      return k.identity.fields.map((f) => String(d.spec[f] ?? '')).join(' ');
+    case 'id':
+      return d.id;
   }
 }
 
@@ -34,7 +37,14 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
   const model = resourceModel(k.schema);
   const before = issues.length;
   const wide = wideOutsideInt64(src, k);
-  for (const p of wide) issues.push(issueAt(src, p, `${dotted(p) || 'document'}: ${String(atPointer(v, p))} is an integer beyond 2^53, which only an int64 field holds exactly (quote it if it is text)`));
+  for (const p of wide)
+    issues.push(
+      issueAt(
+        src,
+        p,
+        `${dotted(p) || 'document'}: ${String(atPointer(v, p))} is an integer beyond 2^53, which only an int64 field holds exactly (quote it if it is text)`,
+      ),
+    );
   // `null` clears a field, whatever its type: the schema checks what is left. Where an integer beyond 2^53 was
   // refused above, the schema would only add a second message (its text is no integer).
   if (!validate(withoutNulls(v))) {
@@ -47,27 +57,53 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
   if (isObject(v.spec)) {
     walkSpec(model, v.spec, '/spec', src, issues);
     for (const check of k.checks ?? []) {
-      for (const [path, message] of check(v.spec)) issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
+      for (const [path, message] of check(v.spec))
+        issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
     }
   }
   // A kind tapedeck cannot create (from fields, or by copying another) is managed only as an existing resource.
   const copies = k.createdFrom && v[k.createdFrom] !== undefined && k.duplicate;
   if (k.identity.by === 'id' && v.id === undefined && !k.create && !copies) {
-    const how = k.duplicate && k.createdFrom ? ` or ${k.createdFrom} (to create one by duplication)` : ` (tapedeck cannot create a ${k.kind})`;
+    const how =
+      k.duplicate && k.createdFrom
+        ? ` or ${k.createdFrom} (to create one by duplication)`
+        : ` (tapedeck cannot create a ${k.kind})`;
     issues.push(issueAt(src, '', `${k.kind} needs id (an existing ${k.kind.toLowerCase()})${how}`));
   }
   if (k.createdFrom && v.id !== undefined && v[k.createdFrom] !== undefined) {
-    issues.push(issueAt(src, `/${k.createdFrom}`, `${k.createdFrom} is ignored: the document already names its ${k.kind.toLowerCase()} by id`, 'warning'));
+    issues.push(
+      issueAt(
+        src,
+        `/${k.createdFrom}`,
+        `${k.createdFrom} is ignored: the document already names its ${k.kind.toLowerCase()} by id`,
+        'warning',
+      ),
+    );
   }
-  if (typeof v.moved_from === 'string' && (!v.moved_from.startsWith(`${k.kind}/`) || v.moved_from === `${k.kind}/${String(v.name)}`)) {
-    issues.push(issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`));
+  if (
+    typeof v.moved_from === 'string' &&
+    (!v.moved_from.startsWith(`${k.kind}/`) || v.moved_from === `${k.kind}/${String(v.name)}`)
+  ) {
+    issues.push(
+      issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`),
+    );
   }
   // A sensitive value cannot name a resource or go into a request path: it would show in paths, ids, saved plans
   // and the state.
   for (const pointer of src.sensitive ?? []) {
-    const field = pointer.split('/').slice(1, pointer.startsWith('/spec/') ? 3 : 2).map(unescapePointer).join('.');
+    const field = pointer
+      .split('/')
+      .slice(1, pointer.startsWith('/spec/') ? 3 : 2)
+      .map(unescapePointer)
+      .join('.');
     if (namingFields(k).has(field)) {
-      issues.push(issueAt(src, pointer, `${dotted(pointer)} names the resource, so it cannot come from \${env.*} (a value from the environment is sensitive and would show in request paths, ids, saved plans and the state): use \${var.NAME}`));
+      issues.push(
+        issueAt(
+          src,
+          pointer,
+          `${dotted(pointer)} names the resource, so it cannot come from \${env.*} (a value from the environment is sensitive and would show in request paths, ids, saved plans and the state): use \${var.NAME}`,
+        ),
+      );
     }
   }
   if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
@@ -93,16 +129,21 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
  * and what is inside a free-form value are one value, cut there.
  */
 function specPaths(pointers: string[], model: Field): string[] {
-  const paths = pointers.filter((p) => p.startsWith('/spec/')).map((p) => {
-    const parts = p.split('/').slice(2).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'));
-    let field: Field | undefined = model;
-    let end = 0;
-    for (; end < parts.length && field; end++) {
-      if (field.type === 'array' && (field.set || !/^\d+$/.test(parts[end]))) break;
-      field = field.type === 'message' ? field.props?.[parts[end]] : field.type === 'array' ? field.items : undefined;
-    }
-    return parts.slice(0, end).join('.');
-  });
+  const paths = pointers
+    .filter((p) => p.startsWith('/spec/'))
+    .map((p) => {
+      const parts = p
+        .split('/')
+        .slice(2)
+        .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'));
+      let field: Field | undefined = model;
+      let end = 0;
+      for (; end < parts.length && field; end++) {
+        if (field.type === 'array' && (field.set || !/^\d+$/.test(parts[end]))) break;
+        field = field.type === 'message' ? field.props?.[parts[end]] : field.type === 'array' ? field.items : undefined;
+      }
+      return parts.slice(0, end).join('.');
+    });
   return [...new Set(paths)];
 }
 
@@ -121,8 +162,18 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
   for (const d of docs) {
     if (!d.moved_from) continue;
     const other = movedFrom.get(d.moved_from);
-    if (declared.has(d.moved_from)) issues.push(issueAt(d.source, '/moved_from', `${d.moved_from} is still declared: a document moved from it must be its only one`));
-    else if (other) issues.push(issueAt(d.source, '/moved_from', `${other.address} (${where(other)}) moved from ${d.moved_from} already`));
+    if (declared.has(d.moved_from))
+      issues.push(
+        issueAt(
+          d.source,
+          '/moved_from',
+          `${d.moved_from} is still declared: a document moved from it must be its only one`,
+        ),
+      );
+    else if (other)
+      issues.push(
+        issueAt(d.source, '/moved_from', `${other.address} (${where(other)}) moved from ${d.moved_from} already`),
+      );
     movedFrom.set(d.moved_from, d);
   }
   for (const d of docs) {
@@ -138,14 +189,24 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
       if (!identities.has(d.kind)) identities.set(d.kind, new Map());
       const ofKind = identities.get(d.kind)!;
       const twin = ofKind.get(String(ident));
-      if (twin) issues.push(issueAt(d.source, '/name', `${d.address} manages the same ${d.kind} as ${twin.address} (${where(twin)})`));
+      if (twin)
+        issues.push(
+          issueAt(d.source, '/name', `${d.address} manages the same ${d.kind} as ${twin.address} (${where(twin)})`),
+        );
       else ofKind.set(String(ident), d);
     }
     for (const u of k.uniqueWhen ?? []) {
       if (d.spec[u.when] !== true) continue;
       const key = `${d.kind} ${u.when} ${u.fields.map((f) => String(d.spec[f])).join(' ')}`;
       const other = unique.get(key);
-      if (other) issues.push(issueAt(d.source, `/spec/${u.when}`, `${u.message} (${u.fields.map((f) => `${f} ${String(d.spec[f])}`).join(', ')}): ${other.address} at ${where(other)} is already the default`));
+      if (other)
+        issues.push(
+          issueAt(
+            d.source,
+            `/spec/${u.when}`,
+            `${u.message} (${u.fields.map((f) => `${f} ${String(d.spec[f])}`).join(', ')}): ${other.address} at ${where(other)} is already the default`,
+          ),
+        );
       else unique.set(key, d);
     }
   }
@@ -153,7 +214,8 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
 
 /** The value at a JSON pointer. */
 function atPointer(v: unknown, pointer: string): unknown {
-  for (const part of pointer.split('/').slice(1)) v = (v as Record<string, unknown> | undefined)?.[unescapePointer(part)];
+  for (const part of pointer.split('/').slice(1))
+    v = (v as Record<string, unknown> | undefined)?.[unescapePointer(part)];
   return v;
 }
 

@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 const offer = (name: string) => ({ kind: 'Offer', name, spec: { project_id: 'p', name } });
-const names = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []].map((o) => o.name).sort();
+const names = (e: Emulator) => [...(e.store.collections.get('offers')?.values() ?? [])].map((o) => o.name).sort();
 
 describe.skipIf(!pg)('the agent on the database state', () => {
   it('its session ended: the lock is taken again, the next commit applied, each create once', async () => {
@@ -28,14 +28,24 @@ describe.skipIf(!pg)('the agent on the database state', () => {
     const repo = testRepo();
     repo.push({ 'platform/offers.yaml': [offer('a')] });
     const schema = `agent${process.pid}`;
-    const a = await startAgent(['--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--interval', '200ms', '--auto-apply'], {
-      cwd: tempDir(), env: { TAPEDECK_STATE_URL: pg.url(schema) },
-    });
+    const a = await startAgent(
+      ['--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--interval', '200ms', '--auto-apply'],
+      { cwd: tempDir(), env: { TAPEDECK_STATE_URL: pg.url(schema) } },
+    );
     agents.push(a);
     await until('offer a', () => names(emu!).includes('a'));
-    const [held] = await pg.sql<{ pid: number }>(`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1`);
+    const [held] = await pg.sql<{ pid: number }>(
+      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1`,
+    );
     await pg.sql('SELECT pg_terminate_backend($1)', [held.pid]);
-    await until('the lock lost', () => a.logs().some((l) => l.msg.startsWith('the state lock is lost') || l.msg.startsWith('the state database connection is lost')));
+    await until('the lock lost', () =>
+      a
+        .logs()
+        .some(
+          (l) =>
+            l.msg.startsWith('the state lock is lost') || l.msg.startsWith('the state database connection is lost'),
+        ),
+    );
     repo.push({ 'platform/offers.yaml': [offer('a'), offer('b')] });
     await until('offer b', () => names(emu!).includes('b'));
     expect(names(emu)).toEqual(['a', 'b']);

@@ -14,7 +14,12 @@ import { testRepo } from '../helpers/git.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let emu: Emulator | undefined;
-const { agent, agents } = agentsPerTest(() => emu, () => { emu = undefined; });
+const { agent, agents } = agentsPerTest(
+  () => emu,
+  () => {
+    emu = undefined;
+  },
+);
 
 describe('tapedeck agent', () => {
   it('POST /hooks/github: a wrong or missing signature is refused with 401; a signed push runs at once', async () => {
@@ -24,12 +29,36 @@ describe('tapedeck agent', () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, 'hook-secret'), 's3cret-hook\n');
     // An hour between runs: only the webhook can make the second one happen during the test.
-    const a = await startAgent(['--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--interval', '1h', '--auto-apply', '--webhook-secret-file', 'hook-secret'], { cwd });
+    const a = await startAgent(
+      [
+        '--repo',
+        repo.bare,
+        '--path',
+        'platform',
+        '--base-url',
+        emu.url,
+        '--interval',
+        '1h',
+        '--auto-apply',
+        '--webhook-secret-file',
+        'hook-secret',
+      ],
+      { cwd },
+    );
     agents.push(a);
     await until('offer A', () => titles(emu!).includes('A'));
     const pushed = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     const body = JSON.stringify({ ref: 'refs/heads/main', after: pushed });
-    const post = (signature?: string, text = body) => fetch(`${a.url}/hooks/github`, { method: 'POST', body: text, headers: { 'content-type': 'application/json', 'x-github-event': 'push', ...(signature ? { 'x-hub-signature-256': signature } : {}) } });
+    const post = (signature?: string, text = body) =>
+      fetch(`${a.url}/hooks/github`, {
+        method: 'POST',
+        body: text,
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          ...(signature ? { 'x-hub-signature-256': signature } : {}),
+        },
+      });
     const sign = (secret: string, text = body) => `sha256=${createHmac('sha256', secret).update(text).digest('hex')}`;
     expect((await post()).status).toBe(401);
     expect((await post(sign('wrong'))).status).toBe(401);
@@ -43,7 +72,18 @@ describe('tapedeck agent', () => {
     const res = await post(sign('s3cret-hook'));
     expect(res.status).toBe(202);
     await until('offer B', () => titles(emu!).includes('B'));
-    expect(a.logs().filter((l) => l.msg === 'webhook refused').map((l) => l.reason)).toEqual(['no X-Hub-Signature-256', 'wrong signature', 'wrong signature', 'wrong signature', 'body over 1048576 bytes']);
+    expect(
+      a
+        .logs()
+        .filter((l) => l.msg === 'webhook refused')
+        .map((l) => l.reason),
+    ).toEqual([
+      'no X-Hub-Signature-256',
+      'wrong signature',
+      'wrong signature',
+      'wrong signature',
+      'body over 1048576 bytes',
+    ]);
     expect(a.text()).not.toContain('s3cret-hook');
   });
 
@@ -58,11 +98,18 @@ describe('tapedeck agent', () => {
     const families = parsePrometheus(await res.text());
     const family = (name: string) => families.find((f) => f.name === name)!;
     expect(families.map((f) => f.name).sort()).toEqual([
-      'tapedeck_agent_changes_applied_total', 'tapedeck_agent_last_success_timestamp_seconds', 'tapedeck_agent_lock_held',
-      'tapedeck_agent_requests_total', 'tapedeck_agent_resources_drifted', 'tapedeck_agent_run_duration_seconds',
-      'tapedeck_agent_runs_total', 'tapedeck_agent_throttled_requests_total',
+      'tapedeck_agent_changes_applied_total',
+      'tapedeck_agent_last_success_timestamp_seconds',
+      'tapedeck_agent_lock_held',
+      'tapedeck_agent_requests_total',
+      'tapedeck_agent_resources_drifted',
+      'tapedeck_agent_run_duration_seconds',
+      'tapedeck_agent_runs_total',
+      'tapedeck_agent_throttled_requests_total',
     ]);
-    const runs = Object.fromEntries(family('tapedeck_agent_runs_total').metrics.map((m) => [m.labels?.result, Number(m.value)]));
+    const runs = Object.fromEntries(
+      family('tapedeck_agent_runs_total').metrics.map((m) => [m.labels?.result, Number(m.value)]),
+    );
     expect(runs.success).toBeGreaterThanOrEqual(2);
     expect(runs).toMatchObject({ failed: 0, invalid: 0 });
     expect(family('tapedeck_agent_run_duration_seconds').type).toBe('HISTOGRAM');
@@ -70,7 +117,9 @@ describe('tapedeck agent', () => {
     expect(family('tapedeck_agent_lock_held').metrics[0].value).toBe('1');
     expect(family('tapedeck_agent_changes_applied_total').metrics[0].value).toBe('1');
     expect(Number(family('tapedeck_agent_last_success_timestamp_seconds').metrics[0].value)).toBeGreaterThan(1.7e9);
-    const requests = Object.fromEntries(family('tapedeck_agent_requests_total').metrics.map((m) => [m.labels?.kind, Number(m.value)]));
+    const requests = Object.fromEntries(
+      family('tapedeck_agent_requests_total').metrics.map((m) => [m.labels?.kind, Number(m.value)]),
+    );
     expect(requests.write).toBe(1);
     expect(requests.read).toBeGreaterThan(0);
     expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
@@ -84,18 +133,29 @@ describe('tapedeck agent', () => {
     repo.push({ 'platform/offers.yaml': [offer('a', 'A')] });
     const cwd = tempDir();
     await agent(repo.bare, cwd);
-    const second = await runCli(['agent', '--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--listen', '127.0.0.1:0'], { cwd });
+    const second = await runCli(
+      ['agent', '--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--listen', '127.0.0.1:0'],
+      { cwd },
+    );
     expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(/^error: the state .*default\.state\.json is locked by another apply \(host \S+, pid \d+/);
+    expect(second.stderr).toMatch(
+      /^error: the state .*default\.state\.json is locked by another apply \(host \S+, pid \d+/,
+    );
   });
 
   it('bad flags and a repository that cannot be cloned: one line each, exit 1', async () => {
     const cwd = tempDir();
     const cases: [string[], RegExp][] = [
       [[], /^error: --repo is needed/],
-      [['--repo', cwd, '--interval', '5'], /^error: --interval must be a duration of at least 100ms such as 30s, 5m or 1h, not "5"/],
+      [
+        ['--repo', cwd, '--interval', '5'],
+        /^error: --interval must be a duration of at least 100ms such as 30s, 5m or 1h, not "5"/,
+      ],
       [['--repo', cwd, '--listen', 'nowhere'], /^error: --listen takes HOST:PORT/],
-      [['--repo', 'https://user:tok3n-value@127.0.0.1:1/x.git'], /^error: git clone of https:\/\/127\.0\.0\.1:1\/x\.git \(branch main\) failed: /],
+      [
+        ['--repo', 'https://user:tok3n-value@127.0.0.1:1/x.git'],
+        /^error: git clone of https:\/\/127\.0\.0\.1:1\/x\.git \(branch main\) failed: /,
+      ],
       [['--repo', join(cwd, 'nothing-here')], /^error: --repo .*nothing-here: no such directory/],
     ];
     for (const [args, expected] of cases) {

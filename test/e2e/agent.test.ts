@@ -13,7 +13,12 @@ import { testRepo } from '../helpers/git.js';
 import { tempDir } from '../helpers/tmp.js';
 
 let emu: Emulator | undefined;
-const { agent } = agentsPerTest(() => emu, () => { emu = undefined; });
+const { agent } = agentsPerTest(
+  () => emu,
+  () => {
+    emu = undefined;
+  },
+);
 
 describe('tapedeck agent', () => {
   it('applies each pushed commit once, with --auto-apply; the status names the commit', async () => {
@@ -26,14 +31,21 @@ describe('tapedeck agent', () => {
     await until('offer A', () => titles(emu!).includes('A'));
     const second = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     await until('offer B', () => titles(emu!).includes('B'));
-    const status = await until('a run of the new commit', async () => { const s = await a.status(); return s.commit === second && s.last_run?.result === 'success' && s; });
+    const status = await until('a run of the new commit', async () => {
+      const s = await a.status();
+      return s.commit === second && s.last_run?.result === 'success' && s;
+    });
     expect(status).toMatchObject({ role: 'leader', environment: 'default', auto_apply: true, rejected_commit: null });
     expect(titles(emu)).toEqual(['A', 'B']);
     expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2);
     // The first run is full; the next (--full-every 1000) reads only what the commit changed: Offer/a is not read.
     const runs = a.logs().filter((l) => l.msg === 'run success');
     expect(runs[0]).toMatchObject({ refresh: 'full', changes: ['create Offer/a'] });
-    expect(runs.find((r) => r.changes?.includes('create Offer/b'))).toMatchObject({ refresh: 'changed', not_read: 1 });
+    // Found among every run's line (whatever its result), so that a failure says which run made it and how.
+    const madeB = await until('the run that created Offer/b, logged', () =>
+      a.logs().find((l) => l.msg.startsWith('run ') && l.changes?.includes('create Offer/b')),
+    );
+    expect(madeB, a.text()).toMatchObject({ msg: 'run success', refresh: 'changed', not_read: 1 });
     expect(existsSync(join(cwd, '.tapedeck/default.state.json'))).toBe(true);
     expect(await a.stop()).toBe(0);
     expect(existsSync(join(cwd, '.tapedeck/default.state.json.lock'))).toBe(false);
@@ -42,17 +54,36 @@ describe('tapedeck agent', () => {
   it('reports drift made on the platform without writing; with --auto-apply corrects it', async () => {
     emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'Gold' }] });
     const repo = testRepo();
-    const commit = repo.push({ 'platform/offers.yaml': [{ kind: 'Offer', name: 'gold', id: 'off_1', spec: { project_id: 'p', name: 'Gold' } }] });
+    const commit = repo.push({
+      'platform/offers.yaml': [{ kind: 'Offer', name: 'gold', id: 'off_1', spec: { project_id: 'p', name: 'Gold' } }],
+    });
     const hook = await receiver();
     // Drift in unchanged documents is seen by full runs only: every second run is one here.
     const reporter = await agent(repo.bare, tempDir(), '--notify', hook.url, '--full-every', '2');
     await until('a first run', async () => (await reporter.status()).last_plan?.summary.noop === 1);
-    await call(emu, 'PATCH', '/monetization/offers/v1/off_1', { offer_id: 'off_1', offer: { name: 'Changed by hand' }, update_mask: 'name' });
-    const drift = await until('the drift reported', async () => { const s = await reporter.status(); return s.last_plan?.summary.update === 1 && s; });
+    await call(emu, 'PATCH', '/monetization/offers/v1/off_1', {
+      offer_id: 'off_1',
+      offer: { name: 'Changed by hand' },
+      update_mask: 'name',
+    });
+    const drift = await until('the drift reported', async () => {
+      const s = await reporter.status();
+      return s.last_plan?.summary.update === 1 && s;
+    });
     // Nothing was applied, so the state records no fields: a changed run reads everything too (not_read 0).
-    expect(drift.last_plan).toEqual({ commit, refresh: expect.any(String), not_read: 0, summary: expect.objectContaining({ update: 1 }), changes: [{ address: 'Offer/gold', action: 'update' }] });
+    expect(drift.last_plan).toEqual({
+      commit,
+      refresh: expect.any(String),
+      not_read: 0,
+      summary: expect.objectContaining({ update: 1 }),
+      changes: [{ address: 'Offer/gold', action: 'update' }],
+    });
     const told = await until('the drift notification', () => hook.bodies.find((b) => b.event === 'drift'));
-    expect(told).toMatchObject({ environment: 'default', commit, text: expect.stringMatching(/^tapedeck default: 1 resource differs? from commit .*update Offer\/gold/) });
+    expect(told).toMatchObject({
+      environment: 'default',
+      commit,
+      text: expect.stringMatching(/^tapedeck default: 1 resource differs? from commit .*update Offer\/gold/),
+    });
     expect(emu.writes().filter((w) => w.path.startsWith('/monetization'))).toHaveLength(1); // the hand-made change only
     await reporter.stop();
     // The same drift, told once: later runs found it again without another notification.
@@ -69,10 +100,19 @@ describe('tapedeck agent', () => {
     const good = repo.push({ 'platform/offers.yaml': [offer('a', 'A')] });
     const a = await agent(repo.bare, tempDir(), '--auto-apply');
     await until('offer A', () => titles(emu!).includes('A'));
-    const bad = repo.push({ 'platform/offers.yaml': 'kind: Offer\nname: b\nspec:\n  project_id: p\n  name: B\n  priority: high\n' });
-    const status = await until('the bad commit rejected', async () => { const s = await a.status(); return s.rejected_commit === bad && s.last_error && s; });
+    const bad = repo.push({
+      'platform/offers.yaml': 'kind: Offer\nname: b\nspec:\n  project_id: p\n  name: B\n  priority: high\n',
+    });
+    const status = await until('the bad commit rejected', async () => {
+      const s = await a.status();
+      return s.rejected_commit === bad && s.last_error && s;
+    });
     expect(status.commit).toBe(good);
-    expect(status.last_error.message).toMatch(new RegExp(`^commit ${bad.slice(0, 12)} was not applied: 1 error in the documents; first: platform/offers.yaml:6:\\d+: `));
+    expect(status.last_error.message).toMatch(
+      new RegExp(
+        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the documents; first: platform/offers.yaml:6:\\d+: `,
+      ),
+    );
     // Later runs keep reconciling the good commit, and the bad one is checked once.
     await until('a run after the rejection', async () => (await a.status()).last_run?.result === 'success');
     expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
@@ -88,8 +128,13 @@ describe('tapedeck agent', () => {
     const rule = '- name: no-creates\n  expression: change.action != "create"\n';
     repo.push({ 'platform/offers.yaml': [offer('a', 'A')], 'platform/rules/r.yaml': rule });
     const a = await agent(repo.bare, tempDir(), '--auto-apply');
-    const status = await until('the denial reported', async () => { const s = await a.status(); return s.last_error && s; });
-    expect(status.last_error.message).toMatch(/^1 change denied by guardrail rules, nothing was written: rule no-creates denies Offer\/a \(create\)/);
+    const status = await until('the denial reported', async () => {
+      const s = await a.status();
+      return s.last_error && s;
+    });
+    expect(status.last_error.message).toMatch(
+      /^1 change denied by guardrail rules, nothing was written: rule no-creates denies Offer\/a \(create\)/,
+    );
     expect(emu.writes()).toEqual([]);
     repo.push({ 'platform/offers.yaml': [offer('a', 'A')], 'platform/rules/r.yaml': '[]\n' });
     await until('offer A', () => titles(emu!).includes('A'));
@@ -108,8 +153,15 @@ describe('tapedeck agent', () => {
     expect(created.length).toBeGreaterThan(2);
     expect(created.length).toBeLessThan(20);
     const state = JSON.parse(readFileSync(join(cwd, '.tapedeck/default.state.json'), 'utf8'));
-    expect(Object.values(state.resources).map((e: any) => e.id).sort()).toEqual(created.map((o) => o.id).sort());
-    expect(a.logs().find((l) => l.msg === 'run success')?.applied).toMatchObject({ applied: created.length, skipped: 20 - created.length });
+    expect(
+      Object.values(state.resources)
+        .map((e: any) => e.id)
+        .sort(),
+    ).toEqual(created.map((o) => o.id).sort());
+    expect(a.logs().find((l) => l.msg === 'run success')?.applied).toMatchObject({
+      applied: created.length,
+      skipped: 20 - created.length,
+    });
     expect(existsSync(join(cwd, '.tapedeck/default.state.json.lock'))).toBe(false);
     // The next agent makes the rest, and nothing twice.
     await agent(repo.bare, cwd, '--auto-apply');
@@ -124,7 +176,9 @@ async function receiver(): Promise<{ url: string; bodies: Record<string, any>[] 
   let first = true;
   const server = createServer((req, res) => {
     let text = '';
-    req.on('data', (c) => { text += c; });
+    req.on('data', (c) => {
+      text += c;
+    });
     req.on('end', () => {
       if (first) {
         first = false;
@@ -136,6 +190,8 @@ async function receiver(): Promise<{ url: string; bodies: Record<string, any>[] 
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  afterEach(() => { server.close(); });
+  afterEach(() => {
+    server.close();
+  });
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/T000/B000/XXXX`, bodies };
 }

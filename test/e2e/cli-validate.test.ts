@@ -6,15 +6,16 @@ import { runCli, testdir } from '../helpers/cli.js';
 const offer = (name: string, spec: string) => `kind: Offer\nname: ${name}\nspec:\n  project_id: p\n${spec}`;
 
 /** Every kind of issue once: unknown field, warning, bad int64, undefined reference, one to a failing document. */
-const broken = () => testdir({
-  'offers.yaml': [
-    offer('a', '  nmae: x\n'),
-    offer('b', '  name: "${Offer/c.id}"\n  visibility: VISIBILITY_SECRET\n'),
-    offer('c', '  priority: high\n'),
-    offer('d', '  name: "${Offer/ghost.id}"\n'),
-  ].join('---\n'),
-  'vod.yaml': 'kind: Vod\nname: v\nid: v1\nspec:\n  name: fine\n',
-});
+const broken = () =>
+  testdir({
+    'offers.yaml': [
+      offer('a', '  nmae: x\n'),
+      offer('b', '  name: "${Offer/c.id}"\n  visibility: VISIBILITY_SECRET\n'),
+      offer('c', '  priority: high\n'),
+      offer('d', '  name: "${Offer/ghost.id}"\n'),
+    ].join('---\n'),
+    'vod.yaml': 'kind: Vod\nname: v\nid: v1\nspec:\n  name: fine\n',
+  });
 
 describe('validate --format', () => {
   it.each([
@@ -27,15 +28,22 @@ describe('validate --format', () => {
     const run = await runCli(['validate', dir, '--format', format], { cwd: dir });
     expect(run.code).toBe(1);
     // Text is for people (stderr); the other formats are stdout, with the count on stderr for the log.
-    await expect(format === 'text' ? run.stderr : `${run.stdout}--- stderr ---\n${run.stderr}`).toMatchFileSnapshot(`../fixtures/golden/${golden}`);
+    await expect(format === 'text' ? run.stderr : `${run.stdout}--- stderr ---\n${run.stderr}`).toMatchFileSnapshot(
+      `../fixtures/golden/${golden}`,
+    );
   });
 
   it('json on success: valid, the documents read, the warnings; nothing on stderr', async () => {
-    const dir = testdir({ 'a.yaml': offer('a', '  visibility: VISIBILITY_SECRET\n'), 'b.yaml': offer('b', '  name: B\n') });
+    const dir = testdir({
+      'a.yaml': offer('a', '  visibility: VISIBILITY_SECRET\n'),
+      'b.yaml': offer('b', '  name: B\n'),
+    });
     const run = await runCli(['validate', dir, '--json'], { cwd: dir });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toMatchObject({
-      format_version: 1, valid: true, summary: { documents: 2, errors: 0, warnings: 1 },
+      format_version: 1,
+      valid: true,
+      summary: { documents: 2, errors: 0, warnings: 1 },
       issues: [{ file: 'a.yaml', line: 5, column: 3, pointer: '/spec/visibility', severity: 'warning' }],
     });
   });
@@ -47,15 +55,21 @@ describe('validate --format', () => {
     expect(run.stdout).toBe('::error file=odd%2Cname%3A100%25.yaml,line=5,col=3::spec["x\\ny%25"]: unknown field\n');
   });
 
-  it('a project file\'s issues come in the chosen format too', async () => {
+  it("a project file's issues come in the chosen format too", async () => {
     const dir = testdir({ 'tapedeck.yaml': 'version: 1\ncolour: blue\n', 'a.yaml': offer('a', '') });
     const run = await runCli(['validate', dir, '--format', 'github'], { cwd: dir });
     expect(run).toMatchObject({ code: 1, stdout: '::error file=tapedeck.yaml,line=2,col=1::colour: unknown field\n' });
   });
 
   it.each([
-    [['export', '--format', 'github'], 'error: --format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json\n'],
-    [['validate', '--json', '--format', 'github'], 'error: --json and --format github both choose the output: pass one\n'],
+    [
+      ['export', '--format', 'github'],
+      'error: --format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json\n',
+    ],
+    [
+      ['validate', '--json', '--format', 'github'],
+      'error: --json and --format github both choose the output: pass one\n',
+    ],
     [['validate', '--format', 'yaml'], 'error: --format must be text, markdown, json, github, not "yaml"\n'],
   ])('%j is refused with one clear line', async (args, message) => {
     const dir = testdir({ 'a.yaml': offer('a', '') });
@@ -76,7 +90,9 @@ describe('validate --help', () => {
 
   it('still accepts the platform flags a script passes to every command, and sends nothing', async () => {
     const dir = testdir({ 'a.yaml': offer('a', '') });
-    const run = await runCli(['validate', dir, '--base-url', 'http://127.0.0.1:9', '--concurrency', '2', '--quiet'], { cwd: dir });
+    const run = await runCli(['validate', dir, '--base-url', 'http://127.0.0.1:9', '--concurrency', '2', '--quiet'], {
+      cwd: dir,
+    });
     expect(run).toMatchObject({ code: 0, stdout: '1 document valid.\n', stderr: '' });
   });
 });

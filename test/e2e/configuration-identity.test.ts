@@ -19,7 +19,7 @@ afterEach(async () => {
   emu = undefined;
 });
 const offer = (name: string) => ({ kind: 'Offer', name, spec: { project_id: 'p', name } });
-const names = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []].map((o) => o.name).sort();
+const names = (e: Emulator) => [...(e.store.collections.get('offers')?.values() ?? [])].map((o) => o.name).sort();
 const project = (name?: string) => `version: 1\n${name ? `name: ${name}\n` : ''}`;
 let schemas = 0;
 
@@ -33,10 +33,17 @@ describe('a file state', () => {
     expect(JSON.parse(readFileSync(stateOfA, 'utf8')).configuration).toBe('alpha');
     const before = readFileSync(stateOfA, 'utf8');
     const calls = emu.calls().length;
-    for (const args of [['plan', b, '--base-url', emu.url], ['apply', b, '--base-url', emu.url, '--yes'], ['state', 'forget', 'Offer/a1', b], ['state', 'list', b]]) {
+    for (const args of [
+      ['plan', b, '--base-url', emu.url],
+      ['apply', b, '--base-url', emu.url, '--yes'],
+      ['state', 'forget', 'Offer/a1', b],
+      ['state', 'list', b],
+    ]) {
       const run = await runCli([...args, '--state', stateOfA], { cwd: b });
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`error: the state ${stateOfA} belongs to configuration alpha, not beta (this directory); nothing was read or written`);
+      expect(run.stderr).toContain(
+        `error: the state ${stateOfA} belongs to configuration alpha, not beta (this directory); nothing was read or written`,
+      );
     }
     expect(emu.calls().length).toBe(calls);
     expect(readFileSync(stateOfA, 'utf8')).toBe(before);
@@ -59,13 +66,15 @@ describe('a file state', () => {
     expect((await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir })).stderr).toBe('');
   });
 
-  it('the default identity is the directory\'s path in its git work tree: the same in every clone', async () => {
+  it("the default identity is the directory's path in its git work tree: the same in every clone", async () => {
     emu = await emulator();
     const repo = testdir({ 'projects/alpha/o.yaml': [offer('a1')] });
     mkdirSync(join(repo, '.git'));
     const dir = join(repo, 'projects', 'alpha');
     expect((await runCli(['apply', dir, '--base-url', emu.url, '--yes'], { cwd: repo })).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')).configuration).toBe('projects/alpha');
+    expect(JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')).configuration).toBe(
+      'projects/alpha',
+    );
   });
 });
 
@@ -93,21 +102,38 @@ describe.skipIf(!pg)('a database state', () => {
     const dir = testdir({ 'o.yaml': [offer('a1')], 'tapedeck.yaml': project('alpha') });
     // A database as the tapedeck before this one left it: tables at version 1, one row for environment default.
     await pg.sql(`CREATE SCHEMA ${schema}`);
-    await pg.sql(`CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), tapedeck_version text NOT NULL)`);
+    await pg.sql(
+      `CREATE TABLE ${schema}.schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now(), tapedeck_version text NOT NULL)`,
+    );
     for (const sql of MIGRATIONS[0](schema)) await pg.sql(sql);
     await pg.sql(`INSERT INTO ${schema}.schema_migrations (version, tapedeck_version) VALUES (1, 'old')`);
     const applied = await runCli(['apply', dir, '--base-url', emu.url, '--yes', '--json'], { cwd: dir });
     const id = JSON.parse(applied.stdout).results[0].id;
-    const doc = { format_version: 1, lineage: 'l-old', serial: 3, platform: { origin: new URL(emu.url).origin, environment: 'default' }, resources: { 'Offer/a1': { kind: 'Offer', id } } };
-    await pg.sql(`INSERT INTO ${schema}.states (environment, lineage, serial, version, document) VALUES ('default', 'l-old', 3, 1, $1::json)`, [JSON.stringify(doc)]);
+    const doc = {
+      format_version: 1,
+      lineage: 'l-old',
+      serial: 3,
+      platform: { origin: new URL(emu.url).origin, environment: 'default' },
+      resources: { 'Offer/a1': { kind: 'Offer', id } },
+    };
+    await pg.sql(
+      `INSERT INTO ${schema}.states (environment, lineage, serial, version, document) VALUES ('default', 'l-old', 3, 1, $1::json)`,
+      [JSON.stringify(doc)],
+    );
     const env = { TAPEDECK_STATE_URL: pg.url(schema) };
     const plan = await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir, env });
-    expect(plan.stderr).toMatch(/^note: the state postgres:.* records no configuration yet: it is bound to configuration alpha from its next write\n$/);
+    expect(plan.stderr).toMatch(
+      /^note: the state postgres:.* records no configuration yet: it is bound to configuration alpha from its next write\n$/,
+    );
     expect(plan.stdout).toMatch(/No changes/);
     expect((await runCli(['apply', dir, '--base-url', emu.url, '--yes'], { cwd: dir, env })).code).toBe(0);
-    expect(await pg.sql(`SELECT configuration, serial FROM ${schema}.states`)).toEqual([{ configuration: 'alpha', serial: '4' }]);
+    expect(await pg.sql(`SELECT configuration, serial FROM ${schema}.states`)).toEqual([
+      { configuration: 'alpha', serial: '4' },
+    ]);
     const other = testdir({ 'o.yaml': [offer('b1')], 'tapedeck.yaml': project('beta') });
-    const planB = JSON.parse((await runCli(['plan', other, '--base-url', emu.url, '--json'], { cwd: other, env })).stdout);
+    const planB = JSON.parse(
+      (await runCli(['plan', other, '--base-url', emu.url, '--json'], { cwd: other, env })).stdout,
+    );
     expect(planB.summary).toMatchObject({ create: 1, release: 0 });
   });
 });

@@ -15,8 +15,16 @@ afterEach(async () => {
 });
 
 const documents = [
-  { kind: 'ContentType', name: 'match', spec: { project_id: 'p', base_type: 'BASE_TYPE_EVENT', description: 'A match' } },
-  { kind: 'CreativeWork', name: 'road', spec: { project_id: 'p', title: 'Road to the final', type_id: '${ContentType/match.id}' } },
+  {
+    kind: 'ContentType',
+    name: 'match',
+    spec: { project_id: 'p', base_type: 'BASE_TYPE_EVENT', description: 'A match' },
+  },
+  {
+    kind: 'CreativeWork',
+    name: 'road',
+    spec: { project_id: 'p', title: 'Road to the final', type_id: '${ContentType/match.id}' },
+  },
   { kind: 'Banner', name: 'hero', spec: { project_id: 'p', name: 'Home hero' } },
   { kind: 'Event', name: 'final', spec: { project_id: 'p', title: 'The final', type_id: '${ContentType/match.id}' } },
 ];
@@ -27,7 +35,14 @@ describe('creates of content types, creative works, banners and plain events', (
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': documents });
     const plan = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).stdout);
-    const creates = plan.changes.map((c: { address: string; action: string; request: { method: string; path: string } }) => [c.address, c.action, c.request.method, c.request.path]);
+    const creates = plan.changes.map(
+      (c: { address: string; action: string; request: { method: string; path: string } }) => [
+        c.address,
+        c.action,
+        c.request.method,
+        c.request.path,
+      ],
+    );
     expect(creates.sort()).toEqual([
       ['Banner/hero', 'create', 'POST', '/cms/banners/v1'],
       ['ContentType/match', 'create', 'POST', '/cms/types/v1'],
@@ -44,7 +59,9 @@ describe('creates of content types, creative works, banners and plain events', (
 
   it('a lost answer is found through the list (content types, creative works, events), never sent twice', async () => {
     emu = await emulator({});
-    proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && req.url !== '/cms/banners/v1' ? 'drop_after' : undefined));
+    proxy = await faultyProxy(emu.url, (req) =>
+      req.method === 'POST' && req.url !== '/cms/banners/v1' ? 'drop_after' : undefined,
+    );
     const dir = testdir({ 'a.yaml': documents.filter((d) => d.kind !== 'Banner') });
     const apply = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
     expect(apply.code, apply.stderr).toBe(0);
@@ -59,11 +76,16 @@ describe('creates of content types, creative works, banners and plain events', (
     const dir = testdir({ 'a.yaml': documents.filter((d) => d.kind === 'Banner') });
     const apply = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
     expect(apply.code).toBe(1);
-    expect(JSON.parse(apply.stdout).results[0]).toMatchObject({ outcome: 'unknown', error: expect.stringMatching(/cannot be looked up/) });
+    expect(JSON.parse(apply.stdout).results[0]).toMatchObject({
+      outcome: 'unknown',
+      error: expect.stringMatching(/cannot be looked up/),
+    });
     faulty = false;
     const plan = await runCli(['plan', ...against(proxy.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/may have taken effect, and a Banner cannot be looked up: check the platform, then set its id in the document or run `tapedeck state forget Banner\/hero`/);
+    expect(plan.stderr).toMatch(
+      /may have taken effect, and a Banner cannot be looked up: check the platform, then set its id in the document or run `tapedeck state forget Banner\/hero`/,
+    );
     expect(size('banners')).toBe(1);
   });
 });

@@ -26,31 +26,54 @@ describe('where a run goes', () => {
     const asked: string[] = [];
     let stdout = '';
     const code = await main(['apply', dir, ...args], {
-      out: (t) => { stdout += t; }, err: () => {}, env: { TAPEDECK_TOKEN: 'dev-token' }, cwd: dir, isTTY: true,
-      ask: async (q) => { asked.push(q); return 'no'; },
+      out: (t) => {
+        stdout += t;
+      },
+      err: () => {},
+      env: { TAPEDECK_TOKEN: 'dev-token' },
+      cwd: dir,
+      isTTY: true,
+      ask: async (q) => {
+        asked.push(q);
+        return 'no';
+      },
     });
     expect(code).toBe(1);
-    expect(asked).toEqual([`Apply these changes to environment staging at ${url}, state states/staging.json? Only "yes" is accepted: `]);
+    expect(asked).toEqual([
+      `Apply these changes to environment staging at ${url}, state states/staging.json? Only "yes" is accepted: `,
+    ]);
     expect(stdout.split('\n')[0]).toBe(`Plan for environment staging at ${url}, state states/staging.json`);
     expect(emu!.stats.writes).toBe(0);
   });
 
-  it('text and Markdown headers, and the apply JSON\'s environment', async () => {
+  it("text and Markdown headers, and the apply JSON's environment", async () => {
     const { dir, url, args } = await setup();
     const text = await runCli(['plan', dir, ...args], { cwd: dir });
     expect(text.stdout.split('\n')[0]).toBe(`Plan for environment staging at ${url}, state states/staging.json`);
     const md = await runCli(['plan', dir, ...args, '--format', 'markdown'], { cwd: dir });
-    expect(md.stdout.split('\n').slice(0, 3)).toEqual(['### tapedeck plan for `staging`', '', `Environment \`staging\` at \`${url}\`, state \`states/staging.json\``]);
+    expect(md.stdout.split('\n').slice(0, 3)).toEqual([
+      '### tapedeck plan for `staging`',
+      '',
+      `Environment \`staging\` at \`${url}\`, state \`states/staging.json\``,
+    ]);
     const json = await runCli(['plan', dir, ...args, '--json'], { cwd: dir });
     expect(JSON.parse(json.stdout).environment).toEqual({ name: 'staging', base_url: url });
     const applied = await runCli(['apply', dir, ...args, '--yes', '--json'], { cwd: dir });
-    expect(JSON.parse(applied.stdout)).toMatchObject({ format_version: 1, environment: { name: 'staging', base_url: url }, summary: { applied: 1 } });
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      format_version: 1,
+      environment: { name: 'staging', base_url: url },
+      summary: { applied: 1 },
+    });
   });
 
   it('the apply Markdown names it too; a state outside the working directory is named by its full path', async () => {
     const { dir, url, args } = await setup();
     const elsewhere = testdir({});
     const md = await runCli(['apply', dir, ...args, '--yes', '--format', 'markdown'], { cwd: elsewhere });
-    expect(md.stdout.split('\n').slice(0, 3)).toEqual(['### tapedeck apply: complete', '', `Environment \`staging\` at \`${url}\`, state \`${dir}/states/staging.json\``]);
+    expect(md.stdout.split('\n').slice(0, 3)).toEqual([
+      '### tapedeck apply: complete',
+      '',
+      `Environment \`staging\` at \`${url}\`, state \`${dir}/states/staging.json\``,
+    ]);
   });
 });

@@ -60,7 +60,9 @@ beforeAll(async () => {
 afterAll(() => lsp.stop());
 
 describe('yaml-language-server with the editor schemas', () => {
-  const examples = ['basic', 'multi-env', 'rules'].flatMap((d) => readdirSync(join(root, 'examples', d)).map((f) => `${d}/${f}`));
+  const examples = ['basic', 'multi-env', 'rules'].flatMap((d) =>
+    readdirSync(join(root, 'examples', d)).map((f) => `${d}/${f}`),
+  );
 
   it.each(examples)('finds nothing wrong in examples/%s', async (f) => {
     const file = join(root, 'examples', f);
@@ -74,24 +76,41 @@ describe('yaml-language-server with the editor schemas', () => {
   it('flags a typo, and ${env.*} in a number (its value is text), in the second document of a file', async () => {
     expect(await lsp.open(uriBesideExamples('editor-typos.yaml'), typos)).toEqual([
       { line: 10, message: 'Property titel is not allowed.' },
-      { line: 11, message: 'expected number: only a whole ${var.NAME} can stand in for one (${env.NAME} is always text)' },
+      {
+        line: 11,
+        message: 'expected number: only a whole ${var.NAME} can stand in for one (${env.NAME} is always text)',
+      },
     ]);
   });
 
-  it('checks a rules file and a project file\'s rules by their own schema', async () => {
-    const rules = ['# yaml-language-server: $schema=../../schemas/rules.schema.json', '- name: x', '  expresion: "true"', '  severity: block', ''].join('\n');
+  it("checks a rules file and a project file's rules by their own schema", async () => {
+    const rules = [
+      '# yaml-language-server: $schema=../../schemas/rules.schema.json',
+      '- name: x',
+      '  expresion: "true"',
+      '  severity: block',
+      '',
+    ].join('\n');
     expect(await lsp.open(pathToFileURL(join(root, 'examples/rules/editor-typo.yaml')).href, rules)).toEqual([
       { line: 1, message: 'Missing property "expression".' },
       { line: 2, message: 'Property expresion is not allowed.' },
       { line: 3, message: expect.stringContaining('Value is not accepted. Valid values: "deny", "warn".') },
     ]);
-    const project = ['# yaml-language-server: $schema=../../schemas/project.schema.json', 'version: 1', 'rules:', '  - name: y', '    expression: "true"', '    match: { actions: [delete] }', ''].join('\n');
+    const project = [
+      '# yaml-language-server: $schema=../../schemas/project.schema.json',
+      'version: 1',
+      'rules:',
+      '  - name: y',
+      '    expression: "true"',
+      '    match: { actions: [delete] }',
+      '',
+    ].join('\n');
     expect(await lsp.open(uriBesideExamples('tapedeck-rules.yaml'), project)).toEqual([
       { line: 5, message: expect.stringContaining('Value is not accepted.') },
     ]);
   });
 
-  it('shows a field\'s description on hover, also where a placeholder is accepted', async () => {
+  it("shows a field's description on hover, also where a placeholder is accepted", async () => {
     const uri = uriBesideExamples('editor-hover.yaml');
     await lsp.open(uri, placeholders);
     const offer = inlinedSchema('offer.schema.json').properties.spec.properties;

@@ -14,21 +14,27 @@ afterEach(async () => {
   emus = [];
 });
 
-const project = (staging: string, production: string) => [
-  'version: 1',
-  'environments:',
-  '  staging:',
-  `    base_url: ${staging}`,
-  '    vars: { project: proj_staging }',
-  '  production:',
-  `    base_url: ${production}`,
-  '    vars: { project: proj_prod, partner_project: proj_partner }',
-  '',
-].join('\n');
+const project = (staging: string, production: string) =>
+  [
+    'version: 1',
+    'environments:',
+    '  staging:',
+    `    base_url: ${staging}`,
+    '    vars: { project: proj_staging }',
+    '  production:',
+    `    base_url: ${production}`,
+    '    vars: { project: proj_prod, partner_project: proj_partner }',
+    '',
+  ].join('\n');
 
 const base = { kind: 'Offer', name: 'basic', spec: { project_id: '${var.project}', name: 'Basic' } };
 // Production's alone, with a variable only production defines.
-const partner = (envs: string[]) => ({ kind: 'Offer', name: 'partner', environments: envs, spec: { project_id: '${var.partner_project}', name: 'Partner pass' } });
+const partner = (envs: string[]) => ({
+  kind: 'Offer',
+  name: 'partner',
+  environments: envs,
+  spec: { project_id: '${var.partner_project}', name: 'Partner pass' },
+});
 
 async function setup(envs = ['production']) {
   const staging = await emulator();
@@ -38,7 +44,8 @@ async function setup(envs = ['production']) {
   return { staging, production, dir };
 }
 
-const offers = async (emu: Emulator) => (await call(emu, 'GET', '/monetization/offers/v1')).body.offers.map((o: { name: string }) => o.name).sort();
+const offers = async (emu: Emulator) =>
+  (await call(emu, 'GET', '/monetization/offers/v1')).body.offers.map((o: { name: string }) => o.name).sort();
 
 describe('environments: on a document', () => {
   it('another environment leaves it out, counts it in every format, and never needs its variables', async () => {
@@ -61,15 +68,22 @@ describe('environments: on a document', () => {
     expect(validate.stderr).toContain('1 document not in staging');
   });
 
-  it('its environment plans and applies it; leaving that environment\'s list releases it there, and nothing else', async () => {
+  it("its environment plans and applies it; leaving that environment's list releases it there, and nothing else", async () => {
     const { production, dir } = await setup();
     const first = await runCli(['apply', dir, '--env', 'production', '--yes', '--json'], { cwd: dir });
     expect(first.code).toBe(0);
     expect(await offers(production)).toEqual(['Basic', 'Partner pass']);
-    expect(JSON.parse(first.stdout).results.find((r: { address: string }) => r.address === 'Offer/partner').action).toBe('create');
+    expect(
+      JSON.parse(first.stdout).results.find((r: { address: string }) => r.address === 'Offer/partner').action,
+    ).toBe('create');
     await runCli(['apply', dir, '--env', 'staging', '--yes'], { cwd: dir });
     // Moved to staging's list alone: production releases it (the platform keeps it), staging creates it.
-    writeFileSync(join(dir, 'offers.yaml'), readFileSync(join(dir, 'offers.yaml'), 'utf8').replace(/- production/, '- staging').replace('${var.partner_project}', '${var.project}'));
+    writeFileSync(
+      join(dir, 'offers.yaml'),
+      readFileSync(join(dir, 'offers.yaml'), 'utf8')
+        .replace(/- production/, '- staging')
+        .replace('${var.partner_project}', '${var.project}'),
+    );
     const plan = JSON.parse((await runCli(['plan', dir, '--env', 'production', '--json'], { cwd: dir })).stdout);
     expect(plan.changes.find((c: { address: string }) => c.address === 'Offer/partner').action).toBe('release');
     expect(plan.summary).toMatchObject({ release: 1, create: 0, update: 0 });
@@ -85,11 +99,18 @@ describe('environments: on a document', () => {
   });
 
   it.each([
-    ['an environment tapedeck.yaml does not define', ['prod'], /offers\.yaml:\d+:\d+: .*environments: "prod" is not an environment of tapedeck\.yaml \(staging, production\)/],
+    [
+      'an environment tapedeck.yaml does not define',
+      ['prod'],
+      /offers\.yaml:\d+:\d+: .*environments: "prod" is not an environment of tapedeck\.yaml \(staging, production\)/,
+    ],
     ['a variable for a name', ['${var.env}'], /offers\.yaml:\d+:\d+: .*never by a variable/],
   ])('%s is a located error, and nothing is sent', async (_, envs, message) => {
     const { staging, dir } = await setup(envs);
-    for (const args of [['validate', dir, '--env', 'staging'], ['plan', dir, '--env', 'staging']]) {
+    for (const args of [
+      ['validate', dir, '--env', 'staging'],
+      ['plan', dir, '--env', 'staging'],
+    ]) {
       const run = await runCli(args, { cwd: dir });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);

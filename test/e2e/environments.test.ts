@@ -23,7 +23,9 @@ describe('examples/multi-env', () => {
     const dir = testdir({});
     cpSync(join(root, 'examples/multi-env'), dir, { recursive: true });
     // The example points at fixed local ports; here each environment's base_url is the emulator we started.
-    const project = readFileSync(join(dir, 'tapedeck.yaml'), 'utf8').replace('http://127.0.0.1:8081', staging.url).replace('http://127.0.0.1:8082', production.url);
+    const project = readFileSync(join(dir, 'tapedeck.yaml'), 'utf8')
+      .replace('http://127.0.0.1:8081', staging.url)
+      .replace('http://127.0.0.1:8082', production.url);
     writeFileSync(join(dir, 'tapedeck.yaml'), project);
 
     for (const env of ['staging', 'production']) {
@@ -40,11 +42,15 @@ describe('examples/multi-env', () => {
     expect(stagingState['StreamingConfiguration/hd-ladder'].id).not.toBe('cfg_prod_hd');
     expect(stagingState['Event/season-final'].id).not.toBe(prodState['Event/season-final'].id);
     // Production's hand-made configuration was adopted, not duplicated; its unmanaged description survived.
-    const configs = (await call(production, 'GET', '/streaming/configurations/v1?project_id=proj_prod')).body.configurations;
+    const configs = (await call(production, 'GET', '/streaming/configurations/v1?project_id=proj_prod')).body
+      .configurations;
     expect(configs).toHaveLength(1);
     expect(configs[0].description).toBe('made in the UI');
     const offer = (await call(production, 'GET', '/monetization/offers/v1?project_id=proj_prod')).body.offers[0];
-    expect(offer).toMatchObject({ concurrency_limit: '5', target: { event_ids: [prodState['Event/season-final'].id] } });
+    expect(offer).toMatchObject({
+      concurrency_limit: '5',
+      target: { event_ids: [prodState['Event/season-final'].id] },
+    });
     const stagingOffer = (await call(staging, 'GET', '/monetization/offers/v1')).body.offers[0];
     expect(stagingOffer.concurrency_limit).toBe('2');
   });
@@ -52,7 +58,8 @@ describe('examples/multi-env', () => {
 
 describe('variables', () => {
   const doc = { kind: 'Offer', name: 'o', id: 'o1', spec: { name: '${var.label}', concurrency_limit: '${var.limit}' } };
-  const project = (url: string) => `version: 1\nenvironments:\n  dev:\n    base_url: ${url}\n    vars: { label: from-env, limit: 3 }\n`;
+  const project = (url: string) =>
+    `version: 1\nenvironments:\n  dev:\n    base_url: ${url}\n    vars: { label: from-env, limit: 3 }\n`;
 
   it.each([
     [[], 'from-env'],
@@ -61,7 +68,11 @@ describe('variables', () => {
   ])('precedence: environment vars < --var < --var-file (%j)', async (flags, expected) => {
     const e = await emulator({ offers: [{ id: 'o1', project_id: 'p' }] });
     emus = [e];
-    const dir = testdir({ 'proj/tapedeck.yaml': project(e.url), 'proj/a.yaml': doc, 'vars.yaml': 'label: from-file\n' });
+    const dir = testdir({
+      'proj/tapedeck.yaml': project(e.url),
+      'proj/a.yaml': doc,
+      'vars.yaml': 'label: from-file\n',
+    });
     const run = await runCli(['plan', 'proj', '--env', 'dev', '--json', ...flags], { cwd: dir });
     expect(run.stderr).toBe('');
     const change = JSON.parse(run.stdout).changes[0];
@@ -69,12 +80,18 @@ describe('variables', () => {
   });
 
   it.each([
-    ['nested 10,000 deep', `x: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`, /--var-file vars\.yaml:1:\d+: .*nested more than/],
+    [
+      'nested 10,000 deep',
+      `x: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`,
+      /--var-file vars\.yaml:1:\d+: .*nested more than/,
+    ],
     ['an alias inside the node it names', 'a: &a [*a]\n', /--var-file vars\.yaml:1:\d+: /],
     ['not a mapping', '- a\n', /--var-file vars\.yaml: must be one mapping/],
   ])('a --var-file %s is a located error, exit 1, nothing sent', async (_, text, message) => {
     const dir = testdir({ 'a.yaml': doc, 'vars.yaml': text });
-    const run = await runCli(['plan', dir, '--base-url', 'http://127.0.0.1:9', '--var-file', 'vars.yaml'], { cwd: dir });
+    const run = await runCli(['plan', dir, '--base-url', 'http://127.0.0.1:9', '--var-file', 'vars.yaml'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).not.toMatch(/internal error|at .*\.ts:\d+/);
@@ -91,11 +108,17 @@ describe('variables', () => {
   it('an unknown environment names the ones defined', async () => {
     const dir = testdir({ 'tapedeck.yaml': project('http://127.0.0.1:9'), 'a.yaml': doc });
     const run = await runCli(['plan', dir, '--env', 'prod'], { cwd: dir });
-    expect(run).toMatchObject({ code: 1, stderr: 'error: unknown environment "prod" (the project file defines: dev)\n' });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: 'error: unknown environment "prod" (the project file defines: dev)\n',
+    });
   });
 
   it('a bad project file is a located error', async () => {
-    const dir = testdir({ 'tapedeck.yaml': 'version: 1\nenvironments:\n  dev:\n    base_url: ftp://x\n    colour: blue\n', 'a.yaml': doc });
+    const dir = testdir({
+      'tapedeck.yaml': 'version: 1\nenvironments:\n  dev:\n    base_url: ftp://x\n    colour: blue\n',
+      'a.yaml': doc,
+    });
     const run = await runCli(['validate', dir], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('tapedeck.yaml:4:5: environments.dev.base_url: "ftp://x" does not match ^https?://');
@@ -111,7 +134,10 @@ describe('variables', () => {
     });
     const run = await runCli(['plan', moved, '--base-url', e.url], { cwd: moved });
     expect(run.stderr).toMatch(/GET \/streaming\/vods\/v2\/v1: 404/);
-    const fixed = testdir({ 'tapedeck.yaml': `version: 1\nendpoints:\n  Vod:\n    update: { path: "/x/{id}" }\n`, 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: {} } });
+    const fixed = testdir({
+      'tapedeck.yaml': `version: 1\nendpoints:\n  Vod:\n    update: { path: "/x/{id}" }\n`,
+      'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: {} },
+    });
     const bad = await runCli(['plan', fixed, '--base-url', e.url], { cwd: fixed });
     expect(bad.stderr).toMatch(/Vod\.update is fixed by the API spec and cannot be overridden/);
   });
@@ -128,6 +154,8 @@ describe('environments without a project file', () => {
     const one = JSON.parse(readFileSync(join(dir, '.tapedeck/one.state.json'), 'utf8')).resources['Offer/o'].id;
     const two = JSON.parse(readFileSync(join(dir, '.tapedeck/two.state.json'), 'utf8')).resources['Offer/o'].id;
     expect(one).not.toBe(two);
-    expect((await runCli(['plan', dir, '--env', 'one', '--base-url', a.url, '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+    expect(
+      (await runCli(['plan', dir, '--env', 'one', '--base-url', a.url, '--detailed-exitcode'], { cwd: dir })).code,
+    ).toBe(0);
   });
 });

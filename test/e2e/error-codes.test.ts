@@ -31,17 +31,28 @@ afterAll(async () => {
 });
 
 let n = 0;
-const offer = (name: string, spec: object = {}) => ({ kind: 'Offer', name, spec: { project_id: 'p', name: `Offer ${name} ${n++}`, ...spec } });
+const offer = (name: string, spec: object = {}) => ({
+  kind: 'Offer',
+  name,
+  spec: { project_id: 'p', name: `Offer ${name} ${n++}`, ...spec },
+});
 /** A configuration of one offer, named (a state belongs to one configuration). */
 const setup = (files: Record<string, string | object | object[]> = {}) =>
   testdir({ 'tapedeck.yaml': 'version: 1\nname: codes\n', 'a.yaml': offer('o'), ...files });
-const run = (dir: string, args: string[], env?: Record<string, string>) => runCli([...args, '--format', 'json'], { cwd: dir, env });
-const apply = (dir: string, url = emu.url, ...rest: string[]) => runCli(['apply', ...against(url, dir), '--yes', ...rest], { cwd: dir });
+const run = (dir: string, args: string[], env?: Record<string, string>) =>
+  runCli([...args, '--format', 'json'], { cwd: dir, env });
+const apply = (dir: string, url = emu.url, ...rest: string[]) =>
+  runCli(['apply', ...against(url, dir), '--yes', ...rest], { cwd: dir });
 
 /** The codes a run's JSON output carries, wherever its shape puts them. */
 function codes(r: CliRun): string[] {
-  const out = JSON.parse(r.stdout) as { errors?: { code: string }[]; issues?: { code: string }[]; results?: { error_code?: string }[] };
-  return [...(out.errors ?? []), ...(out.issues ?? [])].map((e) => e.code)
+  const out = JSON.parse(r.stdout) as {
+    errors?: { code: string }[];
+    issues?: { code: string }[];
+    results?: { error_code?: string }[];
+  };
+  return [...(out.errors ?? []), ...(out.issues ?? [])]
+    .map((e) => e.code)
     .concat((out.results ?? []).flatMap((x) => (x.error_code ? [x.error_code] : [])));
 }
 
@@ -49,22 +60,45 @@ function codes(r: CliRun): string[] {
 const cases: Record<Exclude<ErrorCode, keyof typeof notByRun>, () => Promise<CliRun>> = {
   E_USAGE: async () => run(setup(), ['plan', '.']), // no --base-url
   E_INPUT: async () => run(testdir({}), ['plan', '.', '--base-url', emu.url]), // no documents
-  E_VALIDATION: async () => run(setup({ 'b.yaml': { kind: 'Offer', name: 'b', spec: { project_id: 'p', priority: 'high' } } }), ['plan', '.', '--base-url', emu.url]),
+  E_VALIDATION: async () =>
+    run(setup({ 'b.yaml': { kind: 'Offer', name: 'b', spec: { project_id: 'p', priority: 'high' } } }), [
+      'plan',
+      '.',
+      '--base-url',
+      emu.url,
+    ]),
   // A rename that would also change which offer it is: the state has Offer/old as another id.
   E_PLAN: async () => {
     const dir = setup({ 'a.yaml': offer('old') });
     expect((await apply(dir)).code).toBe(0);
-    writeFileSync(join(dir, 'a.yaml'), JSON.stringify({ kind: 'Offer', name: 'o', id: 'off_live', moved_from: 'Offer/old', spec: { project_id: 'p', name: 'Live' } }));
+    writeFileSync(
+      join(dir, 'a.yaml'),
+      JSON.stringify({
+        kind: 'Offer',
+        name: 'o',
+        id: 'off_live',
+        moved_from: 'Offer/old',
+        spec: { project_id: 'p', name: 'Live' },
+      }),
+    );
     return run(dir, ['plan', '.', '--base-url', emu.url]);
   },
-  E_PLAN_INVALID: async () => run(setup({ 'plan.json': '{not json' }), ['apply', '.', '--base-url', emu.url, '--plan', 'plan.json', '--yes']),
+  E_PLAN_INVALID: async () =>
+    run(setup({ 'plan.json': '{not json' }), ['apply', '.', '--base-url', emu.url, '--plan', 'plan.json', '--yes']),
   E_PLAN_STALE: async () => {
     const dir = setup();
     expect((await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir })).code).toBe(0);
     writeFileSync(join(dir, 'b.yaml'), JSON.stringify(offer('b')));
     return run(dir, ['apply', '.', '--base-url', emu.url, '--plan', 'plan.json', '--yes']);
   },
-  E_DENIED: async () => run(setup({ 'rules/r.yaml': '- name: no-creates\n  expression: change.action != "create"\n' }), ['apply', '.', '--base-url', emu.url, '--yes']),
+  E_DENIED: async () =>
+    run(setup({ 'rules/r.yaml': '- name: no-creates\n  expression: change.action != "create"\n' }), [
+      'apply',
+      '.',
+      '--base-url',
+      emu.url,
+      '--yes',
+    ]),
   E_LOCKED: async () => {
     const dir = setup();
     mkdirSync(join(dir, '.tapedeck'));
@@ -113,8 +147,18 @@ const cases: Record<Exclude<ErrorCode, keyof typeof notByRun>, () => Promise<Cli
   },
   E_NETWORK: async () => run(setup(), ['plan', '.', '--base-url', 'http://127.0.0.1:1']),
   // Three reads at once against one request a second: two are refused (429), and nothing retries.
-  E_API: async () => run(setup({ 'a.yaml': ['1', '2', '3'].map((i) => ({ kind: 'Offer', name: `o${i}`, id: `off_${i}`, spec: { project_id: 'p', name: i } })) }),
-    ['plan', '.', '--base-url', limited.url, '--retries', '0']),
+  E_API: async () =>
+    run(
+      setup({
+        'a.yaml': ['1', '2', '3'].map((i) => ({
+          kind: 'Offer',
+          name: `o${i}`,
+          id: `off_${i}`,
+          spec: { project_id: 'p', name: i },
+        })),
+      }),
+      ['plan', '.', '--base-url', limited.url, '--retries', '0'],
+    ),
   // A create that gets 503: its outcome is unknown (it may have been made), and the offer naming it is not sent.
   E_OUTCOME_UNKNOWN: async () => run(setup(), ['apply', '.', '--base-url', await faulty(), '--yes', '--retries', '0']),
   E_NOT_SENT: async () => {
@@ -149,7 +193,9 @@ describe('a secret in an error', () => {
     const server = await hostileServer(undefined, (req, res) => {
       req.resume();
       const message = `token ${req.headers.authorization} is not allowed here`;
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'invalid_argument', message }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ code: 'invalid_argument', message }));
       return true;
     });
     try {

@@ -17,10 +17,16 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-const offer = (name: string, spec: object = {}) => ({ kind: 'Offer', name, spec: { project_id: 'p', name: 'Promo', priority: 3, ...spec } });
-const offers = async () => (await call(emu!, 'GET', '/monetization/offers/v1?project_id=p')).body.offers as Array<{ id: string; name: string }>;
+const offer = (name: string, spec: object = {}) => ({
+  kind: 'Offer',
+  name,
+  spec: { project_id: 'p', name: 'Promo', priority: 3, ...spec },
+});
+const offers = async () =>
+  (await call(emu!, 'GET', '/monetization/offers/v1?project_id=p')).body.offers as Array<{ id: string; name: string }>;
 const stateOf = (dir: string) => JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
-const isOfferList = (method?: string, url?: string) => method === 'GET' && /^\/monetization\/offers\/v1\?/.test(url ?? '');
+const isOfferList = (method?: string, url?: string) =>
+  method === 'GET' && /^\/monetization\/offers\/v1\?/.test(url ?? '');
 const applyJson = async (url: string, dir: string, extra: string[] = []) => {
   const run = await runCli(['apply', ...against(url, dir), '--yes', '--json', ...extra], { cwd: dir });
   return { ...run, result: run.stdout ? JSON.parse(run.stdout) : undefined };
@@ -42,7 +48,11 @@ describe('a create whose answer was lost', () => {
     const dir = testdir({ 'a.yaml': offer('promo') });
     const { code, result } = await applyJson(proxy.url, dir);
     expect(code).toBe(1);
-    expect(result.results[0]).toMatchObject({ address: 'Offer/promo', outcome: 'unknown', error: expect.stringMatching(/may have taken effect, and looking it up failed too/) });
+    expect(result.results[0]).toMatchObject({
+      address: 'Offer/promo',
+      outcome: 'unknown',
+      error: expect.stringMatching(/may have taken effect, and looking it up failed too/),
+    });
     expect(result.summary).toMatchObject({ applied: 0, failed: 0, unknown: 1 });
     expect(emu.writes().filter((c) => c.method === 'POST')).toHaveLength(1);
     expect(await offers()).toHaveLength(1);
@@ -56,19 +66,28 @@ describe('a create whose answer was lost', () => {
     emu = await emulator({});
     let posts = 0;
     // The first create never arrives (but the client cannot know); the lookup finds nothing; the second is refused.
-    proxy = await faultyProxy(emu.url, (req) => (req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_before' : { status: 400, forward: false }));
+    proxy = await faultyProxy(emu.url, (req) =>
+      req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_before' : { status: 400, forward: false },
+    );
     const dir = testdir({ 'a.yaml': offer('promo') });
     const { code, result } = await applyJson(proxy.url, dir);
     expect(code).toBe(1);
-    expect(result.results[0]).toMatchObject({ outcome: 'unknown', error: expect.stringMatching(/an earlier attempt got no clear answer and may still take effect/) });
+    expect(result.results[0]).toMatchObject({
+      outcome: 'unknown',
+      error: expect.stringMatching(/an earlier attempt got no clear answer and may still take effect/),
+    });
     expect(stateOf(dir).resources['Offer/promo']).toMatchObject({ pending_since: expect.any(String) });
   });
 
   it('a create refused outright puts back the entry it was to replace (a project changed)', async () => {
     emu = await emulator({});
     let faulty = false;
-    proxy = await faultyProxy(emu.url, (req) => (faulty && req.method === 'POST' ? { status: 400, forward: false } : undefined));
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'promo', spec: { project_id: '${var.p}', name: 'Promo' } } });
+    proxy = await faultyProxy(emu.url, (req) =>
+      faulty && req.method === 'POST' ? { status: 400, forward: false } : undefined,
+    );
+    const dir = testdir({
+      'a.yaml': { kind: 'Offer', name: 'promo', spec: { project_id: '${var.p}', name: 'Promo' } },
+    });
     expect((await applyJson(proxy.url, dir, ['--var', 'p=p1'])).code).toBe(0);
     const entry = stateOf(dir).resources['Offer/promo'];
     faulty = true;
@@ -106,9 +125,22 @@ describe('a create whose answer was lost', () => {
 
   it('after a crash, the pending marker names what existed before, and the plan adopts only the new one', async () => {
     // Listed last, the hand-made one looks the newest.
-    emu = await emulator({ offers: [{ id: 'off_made', project_id: 'p', name: 'Promo', priority: 3 }, { id: 'off_by_hand', project_id: 'p', name: 'Promo', priority: 3 }] });
+    emu = await emulator({
+      offers: [
+        { id: 'off_made', project_id: 'p', name: 'Promo', priority: 3 },
+        { id: 'off_by_hand', project_id: 'p', name: 'Promo', priority: 3 },
+      ],
+    });
     const dir = testdir({ 'a.yaml': offer('promo') });
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ format_version: 1, resources: { 'Offer/promo': { kind: 'Offer', pending_since: '2026-01-01T00:00:00Z', existing: ['off_by_hand'] } } }));
+    writeFileSync(
+      join(dir, 'state.json'),
+      JSON.stringify({
+        format_version: 1,
+        resources: {
+          'Offer/promo': { kind: 'Offer', pending_since: '2026-01-01T00:00:00Z', existing: ['off_by_hand'] },
+        },
+      }),
+    );
     const plan = await runCli(['plan', ...against(emu.url, dir), '--state', 'state.json', '--json'], { cwd: dir });
     expect(JSON.parse(plan.stdout).changes[0]).toMatchObject({ action: 'noop', id: 'off_made' });
   });
@@ -131,7 +163,9 @@ describe('twins: documents with equal managed fields', () => {
     let posts = 0;
     // Both creates reach the platform; the first answer is lost, the second arrives only after the first one's
     // lookup would have read the list (where the second twin's resource is the newest match).
-    proxy = await faultyProxy(emu.url, (req) => (req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_after' : { delayMs: 400 }));
+    proxy = await faultyProxy(emu.url, (req) =>
+      req.method !== 'POST' ? undefined : posts++ === 0 ? 'drop_after' : { delayMs: 400 },
+    );
     const dir = testdir({ 'a.yaml': [offer('twin-a'), offer('twin-b')] });
     const { code, result } = await applyJson(proxy.url, dir);
     expect(code).toBe(0);
@@ -141,11 +175,21 @@ describe('twins: documents with equal managed fields', () => {
   });
 
   it('after a crash, pending twins are bound to distinct resources by the next plan', async () => {
-    emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p', name: 'Promo', priority: 3 }, { id: 'off_2', project_id: 'p', name: 'Promo', priority: 3 }] });
+    emu = await emulator({
+      offers: [
+        { id: 'off_1', project_id: 'p', name: 'Promo', priority: 3 },
+        { id: 'off_2', project_id: 'p', name: 'Promo', priority: 3 },
+      ],
+    });
     const dir = testdir({ 'a.yaml': [offer('twin-a'), offer('twin-b')] });
     const pending = { kind: 'Offer', pending_since: '2026-01-01T00:00:00Z' };
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ format_version: 1, resources: { 'Offer/twin-a': pending, 'Offer/twin-b': pending } }));
-    const plan = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--state', 'state.json', '--json'], { cwd: dir })).stdout);
+    writeFileSync(
+      join(dir, 'state.json'),
+      JSON.stringify({ format_version: 1, resources: { 'Offer/twin-a': pending, 'Offer/twin-b': pending } }),
+    );
+    const plan = JSON.parse(
+      (await runCli(['plan', ...against(emu.url, dir), '--state', 'state.json', '--json'], { cwd: dir })).stdout,
+    );
     expect(plan.changes.map((c: { action: string }) => c.action)).toEqual(['noop', 'noop']);
     expect(plan.changes.map((c: { id: string }) => c.id).sort()).toEqual(['off_1', 'off_2']);
   });
@@ -154,12 +198,34 @@ describe('twins: documents with equal managed fields', () => {
 describe('a dead id in the state', () => {
   it('a dependent is skipped, never written with the dead id, when the re-create fails', async () => {
     emu = await emulator({});
-    proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && req.url === '/monetization/offers/v1' ? { status: 400, forward: false } : undefined));
-    const dir = testdir({ 'a.yaml': [offer('base'), { kind: 'Policy', name: 'base-access', spec: { resource_key: 'p/${Offer/base.id}/offer', policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } } }] });
-    writeFileSync(join(dir, 'state.json'), JSON.stringify({ format_version: 1, resources: { 'Offer/base': { kind: 'Offer', id: 'off_dead' } } }));
-    const run = await runCli(['apply', ...against(proxy.url, dir), '--state', 'state.json', '--yes', '--json', '--recreate-missing'], { cwd: dir });
+    proxy = await faultyProxy(emu.url, (req) =>
+      req.method === 'POST' && req.url === '/monetization/offers/v1' ? { status: 400, forward: false } : undefined,
+    );
+    const dir = testdir({
+      'a.yaml': [
+        offer('base'),
+        {
+          kind: 'Policy',
+          name: 'base-access',
+          spec: {
+            resource_key: 'p/${Offer/base.id}/offer',
+            policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] },
+          },
+        },
+      ],
+    });
+    writeFileSync(
+      join(dir, 'state.json'),
+      JSON.stringify({ format_version: 1, resources: { 'Offer/base': { kind: 'Offer', id: 'off_dead' } } }),
+    );
+    const run = await runCli(
+      ['apply', ...against(proxy.url, dir), '--state', 'state.json', '--yes', '--json', '--recreate-missing'],
+      { cwd: dir },
+    );
     const result = JSON.parse(run.stdout);
-    expect(result.results.find((r: { address: string }) => r.address === 'Policy/base-access')).toMatchObject({ outcome: 'skipped' });
+    expect(result.results.find((r: { address: string }) => r.address === 'Policy/base-access')).toMatchObject({
+      outcome: 'skipped',
+    });
     expect(emu.calls().some((c) => c.path.includes('off_dead') && c.method !== 'GET')).toBe(false);
   });
 });

@@ -16,10 +16,17 @@ afterEach(async () => {
   emus = [];
 });
 
-it('writes production\'s own values as variables, marks the documents production\'s, and every environment plans', async () => {
+it("writes production's own values as variables, marks the documents production's, and every environment plans", async () => {
   const staging = await emulator();
   const production = await emulator({
-    offers: [{ id: 'off_partner', project_id: 'proj_prod', name: 'Partner pass', target: { event_ids: ['evt_partner_final'] } }],
+    offers: [
+      {
+        id: 'off_partner',
+        project_id: 'proj_prod',
+        name: 'Partner pass',
+        target: { event_ids: ['evt_partner_final'] },
+      },
+    ],
   });
   emus = [staging, production];
   const project = [
@@ -39,18 +46,28 @@ it('writes production\'s own values as variables, marks the documents production
   const exported = await runCli(['export', dir, '--env', 'production', '--project', 'proj_prod'], { cwd: dir });
   expect(exported.stderr).toBe('');
   expect(exported.code).toBe(0);
-  expect(exported.stdout).toMatch(/each is marked environments: \[production\]; added 1 variable to tapedeck\.yaml \(environments\.production\.vars: event_evt_partner_final\)/);
+  expect(exported.stdout).toMatch(
+    /each is marked environments: \[production\]; added 1 variable to tapedeck\.yaml \(environments\.production\.vars: event_evt_partner_final\)/,
+  );
 
   const [doc] = parseAllDocuments(readFileSync(join(dir, 'offer.yaml'), 'utf8')).map((d) => d.toJS());
   expect(doc).toEqual({
-    kind: 'Offer', name: 'partner-pass', environments: ['production'],
-    spec: expect.objectContaining({ project_id: '${var.project}', target: expect.objectContaining({ event_ids: ['${var.event_evt_partner_final}'] }) }),
+    kind: 'Offer',
+    name: 'partner-pass',
+    environments: ['production'],
+    spec: expect.objectContaining({
+      project_id: '${var.project}',
+      target: expect.objectContaining({ event_ids: ['${var.event_evt_partner_final}'] }),
+    }),
   });
   const written = readFileSync(join(dir, 'tapedeck.yaml'), 'utf8');
   // Added under production's vars; the comments and staging's entry as they were.
   expect(parse(written).environments).toEqual({
     staging: { base_url: staging.url, vars: { project: 'proj_staging' } },
-    production: { base_url: production.url, vars: { project: 'proj_prod', event_evt_partner_final: 'evt_partner_final' } },
+    production: {
+      base_url: production.url,
+      vars: { project: 'proj_prod', event_evt_partner_final: 'evt_partner_final' },
+    },
   });
   expect(written).toContain('# One setup, two environments.');
   expect(written).toContain('# the real one');

@@ -15,8 +15,18 @@ afterEach(async () => {
   emu = undefined;
 });
 
-const offer = (name: string, priority: number, extra: object = {}) => ({ kind: 'Offer', name, spec: { project_id: 'p', name, priority, ...extra } });
-const lowPriority = { name: 'low-priority', description: 'priorities stay under 10', match: { kinds: ['Offer'] }, expression: 'change.after.priority < 10', messageExpression: '"priority " + string(change.after.priority) + " is 10 or more"' };
+const offer = (name: string, priority: number, extra: object = {}) => ({
+  kind: 'Offer',
+  name,
+  spec: { project_id: 'p', name, priority, ...extra },
+});
+const lowPriority = {
+  name: 'low-priority',
+  description: 'priorities stay under 10',
+  match: { kinds: ['Offer'] },
+  expression: 'change.after.priority < 10',
+  messageExpression: '"priority " + string(change.after.priority) + " is 10 or more"',
+};
 /** A rules file: one YAML list (testdir would write an array as several documents). */
 const list = (...rules: object[]) => stringify(rules);
 
@@ -39,7 +49,12 @@ describe('validate: rules are checked offline, each problem located', () => {
     });
     const run = await runCli(['validate', dir], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr.split('\n').filter((l) => l.includes('.yaml:')).sort()).toEqual([
+    expect(
+      run.stderr
+        .split('\n')
+        .filter((l) => l.includes('.yaml:'))
+        .sort(),
+    ).toEqual([
       'rules/more.yaml:2:32: rule unfinished: expression: Unexpected token: EOF',
       'rules/more.yaml:4:15: rule not-a-bool: expression: must give a bool, not a value of type string',
       'rules/more.yaml:5:3: rule typo is defined twice (first at tapedeck.yaml:3:5): names are what --allow names, so each must be unique',
@@ -62,7 +77,16 @@ describe('validate: rules are checked offline, each problem located', () => {
 describe('plan: findings first, in every format, and in the saved plan', () => {
   it('text, JSON, Markdown and GitHub annotations name the rule, the change and the message', async () => {
     emu = await emulator({});
-    const dir = testdir({ 'a.yaml': [offer('a', 1), offer('b', 20)], 'rules/p.yaml': list(lowPriority, { ...lowPriority, name: 'warn-only', severity: 'warn', messageExpression: undefined, message: 'just so you know' }) });
+    const dir = testdir({
+      'a.yaml': [offer('a', 1), offer('b', 20)],
+      'rules/p.yaml': list(lowPriority, {
+        ...lowPriority,
+        name: 'warn-only',
+        severity: 'warn',
+        messageExpression: undefined,
+        message: 'just so you know',
+      }),
+    });
     const text = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(text.code).toBe(0);
     const lines = text.stdout.split('\n');
@@ -76,10 +100,29 @@ describe('plan: findings first, in every format, and in the saved plan', () => {
     expect(text.stdout.indexOf('Guardrails')).toBeLessThan(text.stdout.indexOf('tapedeck will make these changes'));
     const json = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).stdout);
     expect(json.rules).toEqual({
-      checked: 2, allowances: [],
+      checked: 2,
+      allowances: [],
       results: [
-        { rule: 'low-priority', severity: 'deny', address: 'Offer/b', action: 'create', outcome: 'failed', message: 'priority 20 is 10 or more', file: 'a.yaml', line: 8 },
-        { rule: 'warn-only', severity: 'warn', address: 'Offer/b', action: 'create', outcome: 'failed', message: 'just so you know', file: 'a.yaml', line: 8 },
+        {
+          rule: 'low-priority',
+          severity: 'deny',
+          address: 'Offer/b',
+          action: 'create',
+          outcome: 'failed',
+          message: 'priority 20 is 10 or more',
+          file: 'a.yaml',
+          line: 8,
+        },
+        {
+          rule: 'warn-only',
+          severity: 'warn',
+          address: 'Offer/b',
+          action: 'create',
+          outcome: 'failed',
+          message: 'just so you know',
+          file: 'a.yaml',
+          line: 8,
+        },
       ],
     });
     const md = (await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir })).stdout;
@@ -101,7 +144,18 @@ describe('plan: findings first, in every format, and in the saved plan', () => {
     expect(denied.code).toBe(1);
     expect(denied.stderr).toContain('error: rule low-priority denies Offer/b (create): priority 20 is 10 or more\n');
     expect(denied.stderr).toContain('--allow low-priority=REASON');
-    const allowed = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode', '--allow', 'low-priority=launch promo', '--out', 'plan.json'], { cwd: dir });
+    const allowed = await runCli(
+      [
+        'plan',
+        ...against(emu.url, dir),
+        '--detailed-exitcode',
+        '--allow',
+        'low-priority=launch promo',
+        '--out',
+        'plan.json',
+      ],
+      { cwd: dir },
+    );
     expect(allowed.code).toBe(2);
     expect(allowed.stdout).toContain('  allowed low-priority on Offer/b (create): priority 20 is 10 or more');
     expect(allowed.stdout).toContain('  --allow low-priority: launch promo');
@@ -115,9 +169,18 @@ describe('plan: findings first, in every format, and in the saved plan', () => {
   });
 
   it.each([
-    [['--allow', 'no-such-rule=because'], 'error: --allow no-such-rule: no rule has that name (the rules are low-priority)\n'],
-    [['--allow', 'low-priority'], 'error: --allow takes RULE=REASON (the reason is recorded with the plan), not "low-priority"\n'],
-    [['--allow', 'low-priority= '], 'error: --allow takes RULE=REASON (the reason is recorded with the plan), not "low-priority= "\n'],
+    [
+      ['--allow', 'no-such-rule=because'],
+      'error: --allow no-such-rule: no rule has that name (the rules are low-priority)\n',
+    ],
+    [
+      ['--allow', 'low-priority'],
+      'error: --allow takes RULE=REASON (the reason is recorded with the plan), not "low-priority"\n',
+    ],
+    [
+      ['--allow', 'low-priority= '],
+      'error: --allow takes RULE=REASON (the reason is recorded with the plan), not "low-priority= "\n',
+    ],
   ])('%j is an error before anything is read', async (flags, message) => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': offer('b', 20), 'rules/p.yaml': list(lowPriority) });
@@ -135,21 +198,30 @@ describe('apply: a denial writes nothing unless allowed; the allowance is kept',
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('nothing may be written');
     expect(emu.writes()).toEqual([]);
-    const applied = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--allow', 'low-priority=launch promo'], { cwd: dir });
+    const applied = await runCli(
+      ['apply', ...against(emu.url, dir), '--yes', '--json', '--allow', 'low-priority=launch promo'],
+      { cwd: dir },
+    );
     expect(applied.code).toBe(0);
     const result = JSON.parse(applied.stdout);
     expect(result.allowances).toEqual([{ rule: 'low-priority', reason: 'launch promo' }]);
     expect(result.results).toEqual([expect.objectContaining({ address: 'Offer/b', outcome: 'applied' })]);
   });
 
-  it('apply --plan: the reviewed plan\'s allowance carries over; without one the saved plan is refused', async () => {
+  it("apply --plan: the reviewed plan's allowance carries over; without one the saved plan is refused", async () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': offer('b', 20), 'rules/p.yaml': list(lowPriority) });
     await runCli(['plan', ...against(emu.url, dir), '--out', 'denied.json'], { cwd: dir });
-    expect((await runCli(['apply', '--plan', 'denied.json', '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(1);
+    expect((await runCli(['apply', '--plan', 'denied.json', '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(
+      1,
+    );
     expect(emu.writes()).toEqual([]);
-    await runCli(['plan', ...against(emu.url, dir), '--out', 'allowed.json', '--allow', 'low-priority=promo'], { cwd: dir });
-    const run = await runCli(['apply', '--plan', 'allowed.json', '--base-url', emu.url, '--yes', '--json'], { cwd: dir });
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'allowed.json', '--allow', 'low-priority=promo'], {
+      cwd: dir,
+    });
+    const run = await runCli(['apply', '--plan', 'allowed.json', '--base-url', emu.url, '--yes', '--json'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).allowances).toEqual([{ rule: 'low-priority', reason: 'promo' }]);
     expect(emu.writes()).toHaveLength(1);
@@ -157,20 +229,31 @@ describe('apply: a denial writes nothing unless allowed; the allowance is kept',
 });
 
 describe('evaluation: never a crash', () => {
-  it('a rule that throws is that rule\'s error for that change: a deny fails closed, a warn only warns', async () => {
+  it("a rule that throws is that rule's error for that change: a deny fails closed, a warn only warns", async () => {
     emu = await emulator({});
     // `before` is absent for a create: reading it throws.
-    const dir = testdir({ 'a.yaml': offer('b', 2), 'rules/r.yaml': list(
-      { name: 'needs-before', expression: 'change.before.priority == 2' },
-      { name: 'warn-before', severity: 'warn', expression: 'change.before.priority == 2' },
-    ) });
+    const dir = testdir({
+      'a.yaml': offer('b', 2),
+      'rules/r.yaml': list(
+        { name: 'needs-before', expression: 'change.before.priority == 2' },
+        { name: 'warn-before', severity: 'warn', expression: 'change.before.priority == 2' },
+      ),
+    });
     const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--detailed-exitcode'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout).rules.results.map((r: { rule: string; outcome: string; message: string }) => [r.rule, r.outcome, r.message])).toEqual([
+    expect(
+      JSON.parse(run.stdout).rules.results.map((r: { rule: string; outcome: string; message: string }) => [
+        r.rule,
+        r.outcome,
+        r.message,
+      ]),
+    ).toEqual([
       ['needs-before', 'error', 'the rule could not be evaluated: No such key: before'],
       ['warn-before', 'error', 'the rule could not be evaluated: No such key: before'],
     ]);
-    expect(run.stderr).toContain('error: rule needs-before denies Offer/b (create): error: the rule could not be evaluated');
+    expect(run.stderr).toContain(
+      'error: rule needs-before denies Offer/b (create): error: the rule could not be evaluated',
+    );
     expect(run.stderr).not.toContain('warn-before');
   });
 
@@ -178,9 +261,17 @@ describe('evaluation: never a crash', () => {
     emu = await emulator({});
     const dir = testdir({
       'a.yaml': { kind: 'Offer', name: 'b', spec: { project_id: 'p', name: '${env.OFFER_NAME}' } },
-      'rules/r.yaml': list({ name: 'see-name', severity: 'warn', expression: 'false', messageExpression: '"name is " + change.after.name' }),
+      'rules/r.yaml': list({
+        name: 'see-name',
+        severity: 'warn',
+        expression: 'false',
+        messageExpression: '"name is " + change.after.name',
+      }),
     });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir, env: { OFFER_NAME: 'secret launch name' } });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json'], {
+      cwd: dir,
+      env: { OFFER_NAME: 'secret launch name' },
+    });
     expect(JSON.parse(run.stdout).rules.results[0].message).toBe('name is (sensitive)');
     expect(run.stdout).not.toContain('secret launch name');
   });

@@ -65,7 +65,15 @@ describe('export', () => {
     expect(readFileSync(join(d, 'offer.yaml'), 'utf8')).toContain('$${env.HOME}');
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d, env });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 5 });
+    expect(JSON.parse(plan.stdout).summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      move: 0,
+      release: 0,
+      restore: 0,
+      noop: 5,
+    });
   });
 
   it('writes live names with white space YAML reads as text (no-break space, U+3000, separators, BOM, VT, FF) so they read back as themselves', async () => {
@@ -77,11 +85,24 @@ describe('export', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
     expect(plan.code, plan.stderr).toBe(0);
-    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: names.length });
+    expect(JSON.parse(plan.stdout).summary).toEqual({
+      create: 0,
+      update: 0,
+      replace: 0,
+      move: 0,
+      release: 0,
+      restore: 0,
+      noop: names.length,
+    });
   });
 
   it('reads a document the same whether or not its file holds an unrelated block scalar', async () => {
-    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', name: 'Pass\u00a0' }, { id: 'o2', project_id: 'p', name: 'Other' }] });
+    emu = await emulator({
+      offers: [
+        { id: 'o1', project_id: 'p', name: 'Pass\u00a0' },
+        { id: 'o2', project_id: 'p', name: 'Other' },
+      ],
+    });
     const offer = 'kind: Offer\nname: pass\nid: o1\nspec:\n  project_id: p\n  name: Pass\u00a0\n';
     const other = '---\nkind: Offer\nname: other\nid: o2\nspec:\n  project_id: p\n  name: |-\n    Other\n';
     const plans = [];
@@ -91,7 +112,10 @@ describe('export', () => {
       expect(plan.code, plan.stderr).toBe(0);
       plans.push(JSON.parse(plan.stdout).summary);
     }
-    expect(plans).toEqual([{ create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 1 }, { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 2 }]);
+    expect(plans).toEqual([
+      { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 1 },
+      { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 2 },
+    ]);
   });
 });
 
@@ -103,7 +127,8 @@ describe('paths', () => {
       seen.push(req.url ?? '');
       if (req.method !== 'POST' || req.url !== '/cms/events/v1/tpl/duplicate') return false;
       req.resume();
-      res.writeHead(200, { 'content-type': 'application/json' })
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ event: { id: '../../../iam/auth/v1/policies/org', project_id: 'p', title: 'A' } }));
       return true;
     });
@@ -118,7 +143,9 @@ describe('paths', () => {
     expect(b.outcome).toBe('failed');
     // a is read back after its create, and b reads its source (to find itself after a lost answer): both reads
     // name the made-up id as one segment.
-    expect([...new Set(seen.filter((u) => u.includes('policies')))]).toEqual(['/cms/events/v1/..%2F..%2F..%2Fiam%2Fauth%2Fv1%2Fpolicies%2Forg']);
+    expect([...new Set(seen.filter((u) => u.includes('policies')))]).toEqual([
+      '/cms/events/v1/..%2F..%2F..%2Fiam%2Fauth%2Fv1%2Fpolicies%2Forg',
+    ]);
     expect(seen.filter((u) => /\/\.\.?(\/|$)/.test(u))).toEqual([]);
   });
 });
@@ -126,17 +153,34 @@ describe('paths', () => {
 describe('the pull-request comment', () => {
   it('shows HTML, pipes, backticks and line breaks from documents and servers as text', async () => {
     const hostileId = '<img src=x onerror=alert(1)>';
-    emu = await emulator({ vods: [{ id: hostileId, project_id: 'p', name: 'Old' }, { id: 'v2', project_id: 'p', name: 'Old' }] });
+    emu = await emulator({
+      vods: [
+        { id: hostileId, project_id: 'p', name: 'Old' },
+        { id: 'v2', project_id: 'p', name: 'Old' },
+      ],
+    });
     server = await hostileServer(emu.url, (req, res) => {
       if (req.method !== 'PATCH' || !req.url?.endsWith('/v2')) return false;
       req.resume();
-      res.writeHead(400, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ code: 'invalid_argument', message: '<b>no</b> | `tick` & </details><script>alert(1)</script>', details: [] }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            code: 'invalid_argument',
+            message: '<b>no</b> | `tick` & </details><script>alert(1)</script>',
+            details: [],
+          }),
+        );
       return true;
     });
     const d = dir({
       'a.yaml': [
-        { kind: 'Vod', name: 'v', id: hostileId, spec: { name: '</details><script>alert(1)</script> | `x` \n# heading' } },
+        {
+          kind: 'Vod',
+          name: 'v',
+          id: hostileId,
+          spec: { name: '</details><script>alert(1)</script> | `x` \n# heading' },
+        },
         { kind: 'Vod', name: 'w', id: 'v2', spec: { name: 'fine' } },
       ],
     });

@@ -1,7 +1,19 @@
 // Hostile or broken local input: files tapedeck writes over, a lock or a state left in a bad shape, a token that a
 // header cannot carry or a token file with no end, a base URL with parts requests would drop. Each ends in one
 // clear line and exit 1 (or, for a stale lock, in taking it over), never a stack trace, and nothing is sent.
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, chmodSync, lstatSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+  chmodSync,
+  lstatSync,
+  existsSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -52,7 +64,10 @@ describe('the lock', () => {
     utimesSync(lockFile(d), then, then);
   };
 
-  it.each([['empty', ''], ['torn', '{"host": "x", "pi']])('an old %s lock file (a crash while taking it) is taken over', async (_, text) => {
+  it.each([
+    ['empty', ''],
+    ['torn', '{"host": "x", "pi'],
+  ])('an old %s lock file (a crash while taking it) is taken over', async (_, text) => {
     const d = vodDir();
     leave(d, text, 60);
     const run = await runCli(['apply', ...against(emu.url, d), '--yes'], { cwd: d });
@@ -64,24 +79,40 @@ describe('the lock', () => {
     const d = vodDir();
     leave(d, '', 0);
     const run = await runCli(['apply', ...against(emu.url, d), '--yes'], { cwd: d });
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: the state .* is locked by another apply \(an unreadable lock file\)/) });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: the state .* is locked by another apply \(an unreadable lock file\)/),
+    });
   });
 });
 
 describe('test/fixtures/hostile-state', () => {
   const corpus = resolve(import.meta.dirname, '../fixtures/hostile-state');
-  const cases = readdirSync(corpus).filter((f) => f.endsWith('.json')).sort();
+  const cases = readdirSync(corpus)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
   it.each(cases)('%s', async (file) => {
-    const c = JSON.parse(readFileSync(join(corpus, file), 'utf8')) as { state?: unknown; text?: string; expect: string };
+    const c = JSON.parse(readFileSync(join(corpus, file), 'utf8')) as {
+      state?: unknown;
+      text?: string;
+      expect: string;
+    };
     const d = vodDir();
     mkdirSync(join(d, '.tapedeck'));
     writeFileSync(stateFile(d), c.text ?? JSON.stringify(c.state));
     const before = sent();
-    for (const args of [['plan', ...against(emu.url, d)], ['apply', ...against(emu.url, d), '--yes'], ['state', 'list', d], ['export', join(d, 'out'), '--base-url', emu.url, '--state', stateFile(d)]]) {
+    for (const args of [
+      ['plan', ...against(emu.url, d)],
+      ['apply', ...against(emu.url, d), '--yes'],
+      ['state', 'list', d],
+      ['export', join(d, 'out'), '--base-url', emu.url, '--state', stateFile(d)],
+    ]) {
       const run = await runCli(args, { cwd: d });
       expect(run.code, args[0]).toBe(1);
-      expect(run.stderr, args[0]).toMatch(new RegExp(`^error: state file ${stateFile(d).replace(/[.]/g, '\\.')}:? .*${c.expect}`));
+      expect(run.stderr, args[0]).toMatch(
+        new RegExp(`^error: state file ${stateFile(d).replace(/[.]/g, '\\.')}:? .*${c.expect}`),
+      );
       expect(run.stderr.trim().split('\n'), args[0]).toHaveLength(1);
     }
     expect(sent()).toBe(before);
@@ -90,16 +121,32 @@ describe('test/fixtures/hostile-state', () => {
   it('export names an entry of a kind this tapedeck does not know, instead of failing inside', async () => {
     const d = vodDir();
     mkdirSync(join(d, '.tapedeck'));
-    writeFileSync(stateFile(d), JSON.stringify({ format_version: 1, resources: { 'Nope/x': { kind: 'Nope', id: 'x' } } }));
+    writeFileSync(
+      stateFile(d),
+      JSON.stringify({ format_version: 1, resources: { 'Nope/x': { kind: 'Nope', id: 'x' } } }),
+    );
     const run = await runCli(['export', join(d, 'out'), '--base-url', emu.url, '--state', stateFile(d)], { cwd: d });
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: state file .*: Nope\/x is of kind Nope, which this tapedeck does not know/) });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /^error: state file .*: Nope\/x is of kind Nope, which this tapedeck does not know/,
+      ),
+    });
   });
 });
 
 describe('the token', () => {
   it.each([
-    ['a line break', { TAPEDECK_TOKEN: 'dev-token\r\nX-Injected: 1' }, /^error: the token from TAPEDECK_TOKEN holds a line break, which an HTTP header cannot carry; nothing was sent\n$/],
-    ['a control character', { TAPEDECK_TOKEN: 'dev\u0000token' }, /^error: the token from TAPEDECK_TOKEN holds a control character/],
+    [
+      'a line break',
+      { TAPEDECK_TOKEN: 'dev-token\r\nX-Injected: 1' },
+      /^error: the token from TAPEDECK_TOKEN holds a line break, which an HTTP header cannot carry; nothing was sent\n$/,
+    ],
+    [
+      'a control character',
+      { TAPEDECK_TOKEN: 'dev\u0000token' },
+      /^error: the token from TAPEDECK_TOKEN holds a control character/,
+    ],
     ['a space', { TAPEDECK_TOKEN: 'dev token' }, /^error: the token from TAPEDECK_TOKEN holds a space/],
   ])('holding %s is refused at once, naming where it came from but not the value', async (_, env, message) => {
     const d = vodDir();
@@ -113,13 +160,23 @@ describe('the token', () => {
 
   it('from a file with a line break inside it is refused naming the file', async () => {
     const d = vodDir({ 'token.txt': 'first-half\nsecond-half\n' });
-    const run = await runCli(['plan', ...against(emu.url, d), '--token-file', 'token.txt'], { cwd: d, env: { TAPEDECK_TOKEN: '' } });
-    expect(run).toMatchObject({ code: 1, stderr: 'error: the token from token file token.txt holds a line break, which an HTTP header cannot carry; nothing was sent\n' });
+    const run = await runCli(['plan', ...against(emu.url, d), '--token-file', 'token.txt'], {
+      cwd: d,
+      env: { TAPEDECK_TOKEN: '' },
+    });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr:
+        'error: the token from token file token.txt holds a line break, which an HTTP header cannot carry; nothing was sent\n',
+    });
   });
 
   it.each([['/dev/zero'], ['big.txt']])('--token-file %s is read no further than 64 KiB', async (file) => {
     const d = vodDir({ 'big.txt': 'a'.repeat(70 * 1024) });
-    const run = await runCli(['plan', ...against(emu.url, d), '--token-file', file], { cwd: d, env: { TAPEDECK_TOKEN: '' } });
+    const run = await runCli(['plan', ...against(emu.url, d), '--token-file', file], {
+      cwd: d,
+      env: { TAPEDECK_TOKEN: '' },
+    });
     expect(run).toMatchObject({ code: 1, stderr: `error: token file ${file} is over 64 KiB: that is not a token\n` });
   });
 });
@@ -132,23 +189,42 @@ describe('the base URL', () => {
   ])('with %s is refused, without echoing it', async (_, tail) => {
     const d = vodDir();
     const run = await runCli(['plan', ...against(`${emu.url}${tail}`, d)], { cwd: d });
-    expect(run).toMatchObject({ code: 1, stderr: `error: base URL ${emu.url}/api must not have a query string or fragment (requests would drop it)\n` });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: `error: base URL ${emu.url}/api must not have a query string or fragment (requests would drop it)\n`,
+    });
   });
 });
 
 describe('files with no end', () => {
   it.each([
-    ['--var-file', (d: string) => ['validate', d, '--var-file', '/dev/zero'], /^error: --var-file \/dev\/zero is over 4194304 bytes: that is not a variables file\n$/],
-    ['--state', (d: string) => ['plan', ...against(emu.url, d), '--state', '/dev/zero'], /^error: state file \/dev\/zero is over \d+ bytes: that is not a state file\n$/],
-    ['a lock file', (d: string) => {
-      mkdirSync(join(d, '.tapedeck'), { recursive: true });
-      symlinkSync('/dev/zero', `${stateFile(d)}.lock`);
-      return ['apply', ...against(emu.url, d), '--yes'];
-    }, /^error: the state .* is locked by another apply \(an unreadable lock file\)/],
-    ['the project file', (d: string) => {
-      symlinkSync('/dev/zero', join(d, 'tapedeck.yaml'));
-      return ['validate', d];
-    }, /^tapedeck\.yaml: file is over 4194304 bytes\n$/],
+    [
+      '--var-file',
+      (d: string) => ['validate', d, '--var-file', '/dev/zero'],
+      /^error: --var-file \/dev\/zero is over 4194304 bytes: that is not a variables file\n$/,
+    ],
+    [
+      '--state',
+      (d: string) => ['plan', ...against(emu.url, d), '--state', '/dev/zero'],
+      /^error: state file \/dev\/zero is over \d+ bytes: that is not a state file\n$/,
+    ],
+    [
+      'a lock file',
+      (d: string) => {
+        mkdirSync(join(d, '.tapedeck'), { recursive: true });
+        symlinkSync('/dev/zero', `${stateFile(d)}.lock`);
+        return ['apply', ...against(emu.url, d), '--yes'];
+      },
+      /^error: the state .* is locked by another apply \(an unreadable lock file\)/,
+    ],
+    [
+      'the project file',
+      (d: string) => {
+        symlinkSync('/dev/zero', join(d, 'tapedeck.yaml'));
+        return ['validate', d];
+      },
+      /^tapedeck\.yaml: file is over 4194304 bytes\n$/,
+    ],
   ])('%s that is /dev/zero is read no further than its limit: one clear line', async (_, args, message) => {
     const d = vodDir();
     const before = sent();

@@ -9,7 +9,9 @@ import { runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 
 const corpus = resolve(import.meta.dirname, '../fixtures/bad');
-const cases = readdirSync(corpus).filter((f) => f.endsWith('.yaml')).sort();
+const cases = readdirSync(corpus)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -19,7 +21,9 @@ afterAll(() => emu.close());
 
 async function expectRejected(dir: string, file: string, expected: RegExp) {
   for (const command of ['validate', 'plan', 'apply']) {
-    const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], { cwd: dir });
+    const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], {
+      cwd: dir,
+    });
     expect(run.code, `${command}: ${run.stderr}`).toBe(1);
     expect(run.stderr).toMatch(new RegExp(`^${file.replace(/\./g, '\\.')}(:\\d+:\\d+)?: `, 'm'));
     expect(run.stderr).toMatch(expected);
@@ -42,7 +46,10 @@ describe('test/fixtures/bad', () => {
 describe('inputs a text file cannot hold', () => {
   it('non-UTF-8 bytes', async () => {
     const dir = testdir({});
-    writeFileSync(join(dir, 'latin1.yaml'), Buffer.concat([Buffer.from('kind: Vod\nname: caf'), Buffer.from([0xe9]), Buffer.from('\nid: v1\nspec: {}\n')]));
+    writeFileSync(
+      join(dir, 'latin1.yaml'),
+      Buffer.concat([Buffer.from('kind: Vod\nname: caf'), Buffer.from([0xe9]), Buffer.from('\nid: v1\nspec: {}\n')]),
+    );
     await expectRejected(dir, 'latin1.yaml', /file is not valid UTF-8/);
   });
 
@@ -66,14 +73,30 @@ describe('inputs a text file cannot hold', () => {
   // Nesting deeper than 100 (the document's own mapping counts) is refused at the 101st collection, before any value
   // is built from it (which would overflow the stack), whether the fast reader or `yaml` reads the file.
   it.each([
-    ['10,000 nested flow sequences', `kind: Offer\nname: o\nspec: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`, '3:106'],
+    [
+      '10,000 nested flow sequences',
+      `kind: Offer\nname: o\nspec: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n`,
+      '3:106',
+    ],
     ['10,000 unclosed [', `kind: Offer\nname: o\nspec: {a: ${'['.repeat(10_000)}\n`, '3:109'],
     ['10,000 nested block sequences', `kind: Offer\nname: o\nspec:\n  a:\n  ${'- '.repeat(10_000)}x\n`, '5:199'],
-    ['2,000 nested block mappings', `kind: Offer\nname: o\nspec:\n${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i + 1)}k:`).join('\n')}\n`, '103:101'],
-    ['nesting in a file that `yaml` reads (a block scalar)', `kind: Offer\nname: o\nspec:\n  a: |\n    x\n  b: ${'['.repeat(200)}${']'.repeat(200)}\n`, '6:104'],
+    [
+      '2,000 nested block mappings',
+      `kind: Offer\nname: o\nspec:\n${Array.from({ length: 2_000 }, (_, i) => `${' '.repeat(i + 1)}k:`).join('\n')}\n`,
+      '103:101',
+    ],
+    [
+      'nesting in a file that `yaml` reads (a block scalar)',
+      `kind: Offer\nname: o\nspec:\n  a: |\n    x\n  b: ${'['.repeat(200)}${']'.repeat(200)}\n`,
+      '6:104',
+    ],
   ])('%s', async (_, text, at) => {
     const dir = testdir({ 'deep.yaml': text });
-    await expectRejected(dir, 'deep.yaml', new RegExp(`^deep\\.yaml:${at}: YAML: collections nested more than 100 deep`, 'm'));
+    await expectRejected(
+      dir,
+      'deep.yaml',
+      new RegExp(`^deep\\.yaml:${at}: YAML: collections nested more than 100 deep`, 'm'),
+    );
   });
 
   it('after all of them, the emulator saw no request', () => expect(emu.stats.reads + emu.stats.writes).toBe(0));

@@ -11,7 +11,9 @@ import { fillPlaceholders, hostileServer, tokenForms } from '../helpers/hostile.
 
 const TOKEN = 'tok_3f9a8b7c+6d5e/4f3a=2b1c';
 const corpus = resolve(import.meta.dirname, '../fixtures/hostile-server');
-const cases = readdirSync(corpus).filter((f) => f.endsWith('.json')).sort();
+const cases = readdirSync(corpus)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 interface ServerCase {
   about: string;
@@ -40,10 +42,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const everyFile = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
-  const full = join(dir, f);
-  return statSync(full).isDirectory() ? everyFile(full) : [full];
-});
+const everyFile = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const full = join(dir, f);
+    return statSync(full).isDirectory() ? everyFile(full) : [full];
+  });
 
 /** No token form, no control character but the newline, no line longer than a capped message could make. */
 function expectClean(text: string, where: string) {
@@ -61,26 +64,37 @@ describe('test/fixtures/hostile-server', () => {
     server = await hostileServer(emu.url, (req, res) => {
       if (req.method !== c.on) return false;
       const { status, headers, json, raw, cut } = c.answer;
-      const body = json !== undefined ? JSON.stringify(fillPlaceholders(json, req)) : String(fillPlaceholders(raw ?? '', req));
+      const body =
+        json !== undefined ? JSON.stringify(fillPlaceholders(json, req)) : String(fillPlaceholders(raw ?? '', req));
       req.resume();
       res.writeHead(status, { 'content-type': 'application/json', ...(headers ?? {}) });
       if (cut) res.write(body, () => setTimeout(() => req.socket.destroy(), 20));
       else res.end(body);
       return true;
     });
-    const args = c.on === 'GET'
-      ? [['plan'], ['plan', '--json', '--out', 'plan.json'], ['plan', '--format', 'markdown'], ['plan', '--debug']]
-      : [['apply', '--yes'], ['apply', '--yes', '--json'], ['apply', '--yes', '--format', 'markdown']];
+    const args =
+      c.on === 'GET'
+        ? [['plan'], ['plan', '--json', '--out', 'plan.json'], ['plan', '--format', 'markdown'], ['plan', '--debug']]
+        : [
+            ['apply', '--yes'],
+            ['apply', '--yes', '--json'],
+            ['apply', '--yes', '--format', 'markdown'],
+          ];
     const runs: CliRun[] = [];
     for (const [command, ...rest] of args) {
       // Each run starts afresh: what one apply recorded would change what the next one asks.
       const dir = testdir({ 'a.yaml': c.documents ?? [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }] });
       dirs.push(dir);
       const before = server.hits();
-      runs.push(await runCli([command, ...against(server.url, dir), ...rest], { cwd: dir, env: { TAPEDECK_TOKEN: TOKEN } }));
+      runs.push(
+        await runCli([command, ...against(server.url, dir), ...rest], { cwd: dir, env: { TAPEDECK_TOKEN: TOKEN } }),
+      );
       expect(server.hits() - before, `${command} ${rest.join(' ')}`).toBe(c.requests);
     }
-    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('')).toEqual(runs.map(() => c.exit));
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr).join(''),
+    ).toEqual(runs.map(() => c.exit));
     for (const [i, r] of runs.entries()) {
       const name = args[i].join(' ');
       expect(r.stderr, name).not.toMatch(/\n\s+at |internal error/);
@@ -105,18 +119,23 @@ describe('a server that loops, floods or stalls', () => {
     server = await hostileServer(emu.url, (req, res) => {
       if (!req.url?.startsWith('/monetization/offers/v1?')) return false;
       // Past 50 pages it gives up itself, so that tapedeck before the fix fails this test instead of hanging it.
-      const body = server!.hits() < 50 ? { offers: [{ id: 'o1', project_id: 'p', name: 'N' }], next_page_token: 'again' } : { code: 'invalid_argument', message: 'looped' };
+      const body =
+        server!.hits() < 50
+          ? { offers: [{ id: 'o1', project_id: 'p', name: 'N' }], next_page_token: 'again' }
+          : { code: 'invalid_argument', message: 'looped' };
       res.writeHead(server!.hits() < 50 ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       return true;
     });
     const d = testdir({});
     dirs.push(d);
     const run = await runCli(['export', d, '--base-url', server.url, '--project', 'p'], { cwd: d });
-    expect(run.stderr).toMatch(/warning: could not list Offer \(GET \/monetization\/offers\/v1\?project_id=p&page_size=100&page_token=again: 200 bad_response: the list gave the page token "again" a second time/);
+    expect(run.stderr).toMatch(
+      /warning: could not list Offer \(GET \/monetization\/offers\/v1\?project_id=p&page_size=100&page_token=again: 200 bad_response: the list gave the page token "again" a second time/,
+    );
     expect(server.hits()).toBe(2);
   });
 
-  it('an answer that never ends is cut at the run\'s --deadline: nothing new starts, one clear line', async () => {
+  it("an answer that never ends is cut at the run's --deadline: nothing new starts, one clear line", async () => {
     server = await hostileServer(undefined, (req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' }).write('{"vod": {'); // and then nothing, ever
@@ -125,13 +144,18 @@ describe('a server that loops, floods or stalls', () => {
     const d = vodDoc();
     const run = await runCli(['plan', ...against(server.url, d), '--deadline', '1', '--timeout', '60'], { cwd: d });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^Vod\/v: GET \/streaming\/vods\/v1\/v1: deadline_exceeded: the run passed its --deadline while waiting for the answer$/m);
+    expect(run.stderr).toMatch(
+      /^Vod\/v: GET \/streaming\/vods\/v1\/v1: deadline_exceeded: the run passed its --deadline while waiting for the answer$/m,
+    );
     expect(server.hits()).toBe(1);
   });
 
   it('--deadline takes whole seconds', async () => {
     const d = vodDoc();
     const run = await runCli(['plan', ...against('http://127.0.0.1:9', d), '--deadline', 'soon'], { cwd: d });
-    expect(run).toMatchObject({ code: 1, stderr: 'error: --deadline must be a whole number of at least 1, not "soon"\n' });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: 'error: --deadline must be a whole number of at least 1, not "soon"\n',
+    });
   });
 });

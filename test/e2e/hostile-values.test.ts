@@ -19,10 +19,14 @@ async function planAndApply(dir: string, ...extra: string[]) {
   const applied = await runCli(['apply', ...against(emu!.url, dir), '--yes', ...extra], { cwd: dir });
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
-  return { body: JSON.parse(planned.stdout).changes[0].request.body, live: (await call(emu!, 'GET', '/monetization/offers/v1/o1')).body.offer };
+  return {
+    body: JSON.parse(planned.stdout).changes[0].request.body,
+    live: (await call(emu!, 'GET', '/monetization/offers/v1/o1')).body.offer,
+  };
 }
 
-const offer = (priority: string, extra = '') => `kind: Offer\nname: o\nid: o1\nspec:\n  priority: ${priority}\n${extra}`;
+const offer = (priority: string, extra = '') =>
+  `kind: Offer\nname: o\nid: o1\nspec:\n  priority: ${priority}\n${extra}`;
 /** A block scalar: the fast reader leaves the file to `yaml`, so both readers are checked. */
 const viaYaml = '  name: |\n    read by the yaml library\n';
 
@@ -45,8 +49,19 @@ describe('int64 values are read from the source text exactly', () => {
 
   it.each([
     ['--var', { 'o.yaml': offer('${var.big}') }, ['--var', 'big=9007199254740993']],
-    ['--var-file', { 'o.yaml': offer('${var.big}'), '.vars.yaml': 'big: 9007199254740993\n' }, ['--var-file', '.vars.yaml']],
-    ['the environment\'s vars', { 'o.yaml': offer('${var.big}'), 'tapedeck.yaml': 'version: 1\nenvironments:\n  prod:\n    vars: { big: 9007199254740993 }\n' }, ['--env', 'prod']],
+    [
+      '--var-file',
+      { 'o.yaml': offer('${var.big}'), '.vars.yaml': 'big: 9007199254740993\n' },
+      ['--var-file', '.vars.yaml'],
+    ],
+    [
+      "the environment's vars",
+      {
+        'o.yaml': offer('${var.big}'),
+        'tapedeck.yaml': 'version: 1\nenvironments:\n  prod:\n    vars: { big: 9007199254740993 }\n',
+      },
+      ['--env', 'prod'],
+    ],
   ])('${var.big} from %s keeps every digit', async (_, files, flags) => {
     emu = await emulator({ offers: [{ id: 'o1', project_id: 'p', priority: '1' }] });
     const dir = testdir(files);
@@ -76,16 +91,32 @@ describe('timestamps: RFC 3339 as the API reads it', () => {
 describe('an empty message is unset, so it clears the message, as null does', () => {
   it.each([
     ['physical_location: {}', { physical_location: {} }, 'physical_location', {}],
-    ['physical_location: { coordinates: {} }', { physical_location: { coordinates: {} } }, 'physical_location.coordinates', { city: 'Lyon' }],
+    [
+      'physical_location: { coordinates: {} }',
+      { physical_location: { coordinates: {} } },
+      'physical_location.coordinates',
+      { city: 'Lyon' },
+    ],
   ])('%s', async (_, spec, mask, after: { city?: string }) => {
-    emu = await emulator({ events: [{ id: 'e1', project_id: 'p', title: 'T', physical_location: { city: 'Lyon', coordinates: { latitude: 1, longitude: 2 } } }] });
+    emu = await emulator({
+      events: [
+        {
+          id: 'e1',
+          project_id: 'p',
+          title: 'T',
+          physical_location: { city: 'Lyon', coordinates: { latitude: 1, longitude: 2 } },
+        },
+      ],
+    });
     const dir = testdir({ 'e.yaml': { kind: 'Event', name: 'e', id: 'e1', spec } });
     const planned = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
     expect(JSON.parse(planned.stdout).changes[0]).toMatchObject({ action: 'update', update_mask: [mask] });
     expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
     const live = (await call(emu, 'GET', '/cms/events/v1/e1')).body.event;
-    expect({ city: live.physical_location?.city ?? '', coordinates: live.physical_location?.coordinates ?? null })
-      .toEqual({ city: after.city ?? '', coordinates: null });
+    expect({
+      city: live.physical_location?.city ?? '',
+      coordinates: live.physical_location?.coordinates ?? null,
+    }).toEqual({ city: after.city ?? '', coordinates: null });
     const again = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir });
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining('No changes.') });
   });

@@ -24,12 +24,20 @@ describe('identity fields', () => {
     const old = stateOf(dir)['Offer/premium'].id;
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json', '--var', 'project=p2'], { cwd: dir });
     const change = JSON.parse(plan.stdout).changes[0];
-    expect(change).toMatchObject({ action: 'replace', released_id: old, notes: [`project_id "p1" → "p2": a new Offer is created; the old one, ${old}, is released and stays on the platform`] });
+    expect(change).toMatchObject({
+      action: 'replace',
+      released_id: old,
+      notes: [
+        `project_id "p1" → "p2": a new Offer is created; the old one, ${old}, is released and stays on the platform`,
+      ],
+    });
     expect(change.id).toBeUndefined();
     expect(change.drift).toBeUndefined();
     expect(JSON.parse(plan.stdout).summary).toMatchObject({ create: 0, replace: 1, release: 0 });
     const text = await runCli(['plan', ...against(emu.url, dir), '--var', 'project=p2'], { cwd: dir });
-    expect(text.stdout).toContain(`-/+ Offer/premium will be replaced: a new Offer is written; the old one, ${old}, is released and stays on the platform`);
+    expect(text.stdout).toContain(
+      `-/+ Offer/premium will be replaced: a new Offer is written; the old one, ${old}, is released and stays on the platform`,
+    );
     expect(text.stdout).toContain('Plan: 0 to create, 0 to update, 1 to replace, 0 unchanged.');
     await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p2'], { cwd: dir });
     expect(emu.writes().filter((c) => c.method === 'PATCH')).toEqual([]);
@@ -40,10 +48,19 @@ describe('identity fields', () => {
 
   it.each([
     ['with an identity change', ['--var', 'project=p2'], (e: Emulator, _id: string) => e],
-    ['with --recreate-missing (the old resource gone)', ['--var', 'project=p1', '--recreate-missing'], (e: Emulator, id: string) => e.store.collections.get('offers')!.delete(id)],
+    [
+      'with --recreate-missing (the old resource gone)',
+      ['--var', 'project=p1', '--recreate-missing'],
+      (e: Emulator, id: string) => e.store.collections.get('offers')!.delete(id),
+    ],
   ])('a rename %s releases the old address: the next plan is empty', async (_, flags, prepare) => {
     emu = await emulator({});
-    const offer = (name: string, extra: object = {}) => ({ kind: 'Offer', name, ...extra, spec: { project_id: '${var.project}', name: 'Premium' } });
+    const offer = (name: string, extra: object = {}) => ({
+      kind: 'Offer',
+      name,
+      ...extra,
+      spec: { project_id: '${var.project}', name: 'Premium' },
+    });
     const dir = testdir({ 'a.yaml': offer('premium') });
     await runCli(['apply', ...against(emu.url, dir), '--yes', '--var', 'project=p1'], { cwd: dir });
     prepare(emu, stateOf(dir)['Offer/premium'].id);
@@ -51,7 +68,9 @@ describe('identity fields', () => {
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', ...flags], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     expect(Object.keys(stateOf(dir))).toEqual(['Offer/gold']);
-    const next = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode', flags[0], flags[1]], { cwd: dir });
+    const next = await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode', flags[0], flags[1]], {
+      cwd: dir,
+    });
     expect(next.stdout).not.toContain('will be released');
     expect(next.code).toBe(0);
   });
@@ -66,7 +85,9 @@ describe('identity fields', () => {
     for (const cmd of [['plan'], ['apply', '--yes']]) {
       const run = await runCli([cmd[0], ...against(emu.url, dir), ...cmd.slice(1)], { cwd: dir });
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`Offer/gold: moved_from Offer/premium is ${old} in the state, but the document's id is off_other`);
+      expect(run.stderr).toContain(
+        `Offer/gold: moved_from Offer/premium is ${old} in the state, but the document's id is off_other`,
+      );
     }
     expect(emu.stats.writes).toBe(writes);
     expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium']);
@@ -74,21 +95,33 @@ describe('identity fields', () => {
 
   it('a document naming its resource by id cannot move it to another project: a plan error', async () => {
     emu = await emulator({ offers: [{ id: 'off_1', project_id: 'p1', name: 'Premium' }] });
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'premium', id: 'off_1', spec: { project_id: 'p2', name: 'Premium' } } });
+    const dir = testdir({
+      'a.yaml': { kind: 'Offer', name: 'premium', id: 'off_1', spec: { project_id: 'p2', name: 'Premium' } },
+    });
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('Offer/premium: project_id "p1" → "p2": that names another Offer, and off_1 cannot be moved; remove id to create a new one');
+    expect(plan.stderr).toContain(
+      'Offer/premium: project_id "p1" → "p2": that names another Offer, and off_1 cannot be moved; remove id to create a new one',
+    );
   });
 
   it('a policy whose resource_key changed lets the old key go, and says so', async () => {
     emu = await emulator({});
-    const policy = (key: string) => ({ kind: 'Policy', name: 'access', spec: { resource_key: key, policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } } });
+    const policy = (key: string) => ({
+      kind: 'Policy',
+      name: 'access',
+      spec: { resource_key: key, policy: { bindings: [{ role_id: 'viewer', account_ids: ['a'] }] } },
+    });
     const dir = testdir({ 'a.yaml': policy('p1/p1/project') });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     write(dir, [policy('p2/p2/project')]);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
-    expect(plan.stdout).toContain('resource_key changed from p1/p1/project: the Policy there is released and stays as it is on the platform');
-    expect(plan.stdout).toContain('-/+ Policy/access will be replaced: a new Policy is written at p2/p2/project; the old one, p1/p1/project, is released');
+    expect(plan.stdout).toContain(
+      'resource_key changed from p1/p1/project: the Policy there is released and stays as it is on the platform',
+    );
+    expect(plan.stdout).toContain(
+      '-/+ Policy/access will be replaced: a new Policy is written at p2/p2/project; the old one, p1/p1/project, is released',
+    );
     expect(plan.stdout).toContain('1 to replace');
     expect(plan.stdout).not.toContain('changed outside tapedeck');
   });

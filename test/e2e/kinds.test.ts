@@ -132,7 +132,11 @@ describe.each(rows)('$kind', (row) => {
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
     const [change] = JSON.parse(plan.stdout).changes;
-    expect(change).toMatchObject({ action: 'update', update_mask: row.mask, request: { method: row.method, path: row.path } });
+    expect(change).toMatchObject({
+      action: 'update',
+      update_mask: row.mask,
+      request: { method: row.method, path: row.path },
+    });
 
     const apply = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     expect(apply.stderr).toBe('');
@@ -169,7 +173,9 @@ describe.each(creatable)('$kind create', (row) => {
     const apply = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
     expect(apply.code).toBe(0);
     const result = JSON.parse(apply.stdout);
-    expect(result.results).toEqual([{ address: `${row.kind}/n`, action: 'create', outcome: 'applied', id: expect.any(String) }]);
+    expect(result.results).toEqual([
+      { address: `${row.kind}/n`, action: 'create', outcome: 'applied', id: expect.any(String) },
+    ]);
     const again = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes. 1 resource up to date.');

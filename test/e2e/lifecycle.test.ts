@@ -29,7 +29,9 @@ describe('renames', () => {
     expect(plan.stdout).toContain('Offer/premium has moved to Offer/premium-monthly');
     expect(plan.stdout).toContain('Plan: 0 to create, 0 to update, 1 to move, 0 unchanged.');
     const apply = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
-    expect(JSON.parse(apply.stdout).results).toEqual([{ address: 'Offer/premium-monthly', action: 'move', outcome: 'applied', id }]);
+    expect(JSON.parse(apply.stdout).results).toEqual([
+      { address: 'Offer/premium-monthly', action: 'move', outcome: 'applied', id },
+    ]);
     expect(Object.keys(stateOf(dir))).toEqual(['Offer/premium-monthly']);
     expect(offerCount()).toBe(1);
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
@@ -43,7 +45,9 @@ describe('renames', () => {
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.stdout).toContain('+ Offer/premium-monthly will be created');
     expect(plan.stdout).toContain('this looks like a rename of Offer/premium: add `moved_from: Offer/premium`');
-    expect(plan.stdout).toMatch(/- Offer\/premium \(\w+\) will be released: no longer declared; it stays on the platform/);
+    expect(plan.stdout).toMatch(
+      /- Offer\/premium \(\w+\) will be released: no longer declared; it stays on the platform/,
+    );
   });
 
   it.each([
@@ -68,7 +72,10 @@ describe('removals', () => {
     expect(plan.code).toBe(2);
     const json = JSON.parse(plan.stdout);
     expect(json.summary).toMatchObject({ release: 1, noop: 1 });
-    expect(json.changes.find((c: { address: string }) => c.address === 'Offer/basic')).toMatchObject({ action: 'release', id: stateOf(dir)['Offer/basic'].id });
+    expect(json.changes.find((c: { address: string }) => c.address === 'Offer/basic')).toMatchObject({
+      action: 'release',
+      id: stateOf(dir)['Offer/basic'].id,
+    });
     const md = await runCli(['plan', ...against(emu.url, dir), '--format', 'markdown'], { cwd: dir });
     expect(md.stdout).toMatch(/\| ➖ \| `Offer\/basic` \| release \|/);
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
@@ -79,7 +86,12 @@ describe('removals', () => {
 
   it('a block removed from a document is no longer managed, and the plan says so instead of "No changes" alone', async () => {
     emu = await emulator({ video_protection_rulesets: [{ id: 'r1', project_id: 'p', name: 'Geo' }] });
-    const ruleset = (spec: object) => ({ kind: 'VideoProtectionRuleset', name: 'geo', id: 'r1', spec: { name: 'Geo', ...spec } });
+    const ruleset = (spec: object) => ({
+      kind: 'VideoProtectionRuleset',
+      name: 'geo',
+      id: 'r1',
+      spec: { name: 'Geo', ...spec },
+    });
     const dir = testdir({ 'a.yaml': ruleset({ drm: { enabled: true } }) });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     write(dir, [ruleset({})]);
@@ -100,18 +112,28 @@ describe('every write is read back', () => {
     const run = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
     expect(run.code).toBe(1);
     const result = JSON.parse(run.stdout);
-    expect(result.results[0]).toMatchObject({ outcome: 'applied', not_kept: ['name (sent "New", platform has "Old")'] });
+    expect(result.results[0]).toMatchObject({
+      outcome: 'applied',
+      not_kept: ['name (sent "New", platform has "Old")'],
+    });
     expect(result.summary).toMatchObject({ not_kept: 1 });
     expect(run.stderr).toContain('error: Vod/v: not kept: name (sent "New", platform has "Old")');
   });
 
   it('what the platform kept as written passes: creates and updates alike', async () => {
     emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] });
-    const dir = testdir({ 'a.yaml': [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }, premium('premium')] });
+    const dir = testdir({
+      'a.yaml': [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }, premium('premium')],
+    });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).results.map((r: { not_kept?: string[] }) => r.not_kept)).toEqual([undefined, undefined]);
-    expect(emu.calls().filter((c) => c.method === 'GET' && /\/(v1|off_\w+)$/.test(c.path)).length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(run.stdout).results.map((r: { not_kept?: string[] }) => r.not_kept)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(
+      emu.calls().filter((c) => c.method === 'GET' && /\/(v1|off_\w+)$/.test(c.path)).length,
+    ).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -125,7 +147,9 @@ describe('the wrong platform', () => {
     const run = await runCli(['plan', ...against(other.url, dir)], { cwd: dir });
     await other.close();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`belongs to environment default at ${emu.url}, not default at ${other.url}; nothing was read or written`);
+    expect(run.stderr).toContain(
+      `belongs to environment default at ${emu.url}, not default at ${other.url}; nothing was read or written`,
+    );
     expect(other.stats.reads).toBe(reads);
   });
 
@@ -137,7 +161,9 @@ describe('the wrong platform', () => {
     emu.store.collections.get('offers')!.delete(id);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain(`Offer/premium: the state knows it as Offer ${id}, but the platform has no such Offer. If it was deleted, pass --recreate-missing`);
+    expect(plan.stderr).toContain(
+      `Offer/premium: the state knows it as Offer ${id}, but the platform has no such Offer. If it was deleted, pass --recreate-missing`,
+    );
     const again = await runCli(['apply', ...against(emu.url, dir), '--yes', '--recreate-missing'], { cwd: dir });
     expect(again.code).toBe(0);
     expect(offerCount()).toBe(1);
@@ -146,29 +172,58 @@ describe('the wrong platform', () => {
 
 describe('order the platform rules need', () => {
   it('moving default: true to another configuration unsets the old default first, in one apply', async () => {
-    const cfg = (id: string, name: string, isDefault: boolean) => ({ id, project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+    const cfg = (id: string, name: string, isDefault: boolean) => ({
+      id,
+      project_id: 'p',
+      name,
+      type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS',
+      default: isDefault,
+    });
     emu = await emulator({ configurations: [cfg('cfg_old', 'old', true), cfg('cfg_new', 'new', false)] });
-    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    const doc = (name: string, isDefault: boolean) => ({
+      kind: 'StreamingConfiguration',
+      name,
+      spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault },
+    });
     // By address, StreamingConfiguration/new would come first.
     const dir = testdir({ 'a.yaml': [doc('new', true), doc('old', false)] });
-    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '1'], { cwd: dir });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '1'], {
+      cwd: dir,
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect(emu.writes().map((c) => c.path)).toEqual(['/streaming/configurations/v1/cfg_old', '/streaming/configurations/v1/cfg_new']);
+    expect(emu.writes().map((c) => c.path)).toEqual([
+      '/streaming/configurations/v1/cfg_old',
+      '/streaming/configurations/v1/cfg_new',
+    ]);
     expect(emu.store.collections.get('configurations')!.get('cfg_new')!.default).toBe(true);
   });
 });
 
 describe('order the platform rules need, when the first step fails', () => {
   it('the new default is skipped, not sent, when unsetting the old one fails', async () => {
-    const cfg = (id: string, name: string, isDefault: boolean) => ({ id, project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault });
+    const cfg = (id: string, name: string, isDefault: boolean) => ({
+      id,
+      project_id: 'p',
+      name,
+      type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS',
+      default: isDefault,
+    });
     emu = await emulator({ configurations: [cfg('cfg_old', 'old', true), cfg('cfg_new', 'new', false)] });
-    proxy = await faultyProxy(emu.url, (req) => (req.method === 'PATCH' && req.url?.endsWith('/cfg_old') ? { status: 400, forward: false } : undefined));
-    const doc = (name: string, isDefault: boolean) => ({ kind: 'StreamingConfiguration', name, spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault } });
+    proxy = await faultyProxy(emu.url, (req) =>
+      req.method === 'PATCH' && req.url?.endsWith('/cfg_old') ? { status: 400, forward: false } : undefined,
+    );
+    const doc = (name: string, isDefault: boolean) => ({
+      kind: 'StreamingConfiguration',
+      name,
+      spec: { project_id: 'p', name, type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: isDefault },
+    });
     const dir = testdir({ 'a.yaml': [doc('new', true), doc('old', false)] });
     const run = await runCli(['apply', ...against(proxy.url, dir), '--yes', '--json'], { cwd: dir });
     expect(run.code).toBe(1);
     const results = JSON.parse(run.stdout).results;
-    expect(results.find((r: { address: string }) => r.address === 'StreamingConfiguration/new')).toMatchObject({ outcome: 'skipped' });
+    expect(results.find((r: { address: string }) => r.address === 'StreamingConfiguration/new')).toMatchObject({
+      outcome: 'skipped',
+    });
     expect(emu.writes().map((c) => c.path)).toEqual([]);
   });
 });
@@ -176,10 +231,14 @@ describe('order the platform rules need, when the first step fails', () => {
 describe('mistakes found by the plan, not the apply', () => {
   it('a duplicate_from that does not exist is a plan error located at the document', async () => {
     emu = await emulator({ events: [{ id: 'evt_template', project_id: 'p', title: 'T' }] });
-    const dir = testdir({ 'a.yaml': { kind: 'Event', name: 'final', duplicate_from: 'evt_tempalte', spec: { title: 'Final' } } });
+    const dir = testdir({
+      'a.yaml': { kind: 'Event', name: 'final', duplicate_from: 'evt_tempalte', spec: { title: 'Final' } },
+    });
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/Event\/final: a\.yaml:3:\d+: duplicate_from evt_tempalte: no such Event on the platform/);
+    expect(plan.stderr).toMatch(
+      /Event\/final: a\.yaml:3:\d+: duplicate_from evt_tempalte: no such Event on the platform/,
+    );
     expect(emu.stats.writes).toBe(0);
   });
 });

@@ -14,19 +14,30 @@ afterEach(async () => {
   emu = undefined;
 });
 
-const offer = (name: string, title: string, extra: object = {}, project = 'p') => ({ kind: 'Offer', name, ...extra, spec: { project_id: project, name: title, priority: 3 } });
-const write = (dir: string, docs: object[]) => writeFileSync(join(dir, 'a.yaml'), docs.map((d) => stringify(d)).join('---\n'));
+const offer = (name: string, title: string, extra: object = {}, project = 'p') => ({
+  kind: 'Offer',
+  name,
+  ...extra,
+  spec: { project_id: project, name: title, priority: 3 },
+});
+const write = (dir: string, docs: object[]) =>
+  writeFileSync(join(dir, 'a.yaml'), docs.map((d) => stringify(d)).join('---\n'));
 const offers = () => emu!.store.collections.get('offers')!.size;
-const offerLists = () => emu!.calls().filter((c) => c.method === 'GET' && c.path.startsWith('/monetization/offers/v1?'));
+const offerLists = () =>
+  emu!.calls().filter((c) => c.method === 'GET' && c.path.startsWith('/monetization/offers/v1?'));
 
 describe('look before creating', () => {
   it('a create whose natural key a live resource already has is a located error naming it and the import command; nothing is sent', async () => {
     emu = await emulator({ offers: [{ id: 'off_live', project_id: 'p', name: 'Premium', priority: '1' }] });
     const dir = testdir({ 'a.yaml': [offer('premium', 'Premium')] });
     for (const command of ['plan', 'apply']) {
-      const run = await runCli([command, ...against(emu.url, dir), ...(command === 'apply' ? ['--yes'] : [])], { cwd: dir });
+      const run = await runCli([command, ...against(emu.url, dir), ...(command === 'apply' ? ['--yes'] : [])], {
+        cwd: dir,
+      });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^a\.yaml:\d+:\d+: Offer\/premium: the platform already has Offer off_live with the same project_id, name/m);
+      expect(run.stderr).toMatch(
+        /^a\.yaml:\d+:\d+: Offer\/premium: the platform already has Offer off_live with the same project_id, name/m,
+      );
       expect(run.stderr).toContain('`tapedeck import Offer/premium off_live`');
       expect(run.stderr).toContain('allow_duplicate: true');
     }
@@ -36,7 +47,9 @@ describe('look before creating', () => {
 
   it('another project or another name is no duplicate: created', async () => {
     emu = await emulator({ offers: [{ id: 'off_live', project_id: 'p', name: 'Premium' }] });
-    const dir = testdir({ 'a.yaml': [offer('other-project', 'Premium', {}, 'q'), offer('other-name', 'Premium yearly')] });
+    const dir = testdir({
+      'a.yaml': [offer('other-project', 'Premium', {}, 'q'), offer('other-name', 'Premium yearly')],
+    });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     expect(run.code).toBe(0);
     expect(offers()).toBe(3);
@@ -54,11 +67,15 @@ describe('look before creating', () => {
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
   });
 
-  it('reads each scope\'s list once, and only when the plan has creates of that kind', async () => {
+  it("reads each scope's list once, and only when the plan has creates of that kind", async () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': [offer('a', 'A'), offer('b', 'B'), offer('c', 'C'), offer('d', 'D', {}, 'q')] });
     expect((await runCli(['plan', ...against(emu.url, dir)], { cwd: dir })).code).toBe(0);
-    expect(offerLists().map((c) => new URL(c.path, 'http://x').searchParams.get('project_id')).sort()).toEqual(['p', 'q']);
+    expect(
+      offerLists()
+        .map((c) => new URL(c.path, 'http://x').searchParams.get('project_id'))
+        .sort(),
+    ).toEqual(['p', 'q']);
     expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
     const known = offerLists().length;
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
@@ -67,7 +84,11 @@ describe('look before creating', () => {
 
   it('a released resource with the same natural key is named with the moved_from that takes it back', async () => {
     emu = await emulator({});
-    const ruleset = (name: string) => ({ kind: 'VideoProtectionRuleset', name, spec: { project_id: 'p', name: 'Geo' } });
+    const ruleset = (name: string) => ({
+      kind: 'VideoProtectionRuleset',
+      name,
+      spec: { project_id: 'p', name: 'Geo' },
+    });
     const dir = testdir({ 'a.yaml': [ruleset('geo'), offer('basic', 'Basic')] });
     expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
     write(dir, [offer('basic', 'Basic')]);
@@ -75,27 +96,44 @@ describe('look before creating', () => {
     write(dir, [ruleset('geo-eu'), offer('basic', 'Basic')]);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/a\.yaml:\d+:\d+: VideoProtectionRuleset\/geo-eu: the platform already has VideoProtectionRuleset vpr_\w+ with the same project_id, name, released from VideoProtectionRuleset\/geo/);
+    expect(plan.stderr).toMatch(
+      /a\.yaml:\d+:\d+: VideoProtectionRuleset\/geo-eu: the platform already has VideoProtectionRuleset vpr_\w+ with the same project_id, name, released from VideoProtectionRuleset\/geo/,
+    );
     expect(plan.stderr).toContain('moved_from: VideoProtectionRuleset/geo');
     expect(emu.store.collections.get('video_protection_rulesets')!.size).toBe(1);
   });
 
   it('a kind without a list says in the plan that duplicates could not be checked', async () => {
     emu = await emulator({});
-    const dir = testdir({ 'a.yaml': [{ kind: 'StandingPhase', name: 's', spec: { project_id: 'p', localized_name: { en: 'Season' } } }] });
+    const dir = testdir({
+      'a.yaml': [{ kind: 'StandingPhase', name: 's', spec: { project_id: 'p', localized_name: { en: 'Season' } } }],
+    });
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
     expect(plan.code).toBe(0);
     expect(JSON.parse(plan.stdout).changes[0]).toMatchObject({
-      action: 'create', notes: ['duplicates could not be checked: a StandingPhase has no list to look in'],
+      action: 'create',
+      notes: ['duplicates could not be checked: a StandingPhase has no list to look in'],
     });
   });
 
   it('an event is the same by title and start time, compared as instants', async () => {
-    emu = await emulator({ events: [{ id: 'evt_live', project_id: 'p', title: 'Final', start_time: '2026-06-01T20:00:00Z' }] });
-    const dir = testdir({ 'a.yaml': [{ kind: 'Event', name: 'final', spec: { project_id: 'p', title: 'Final', start_time: '2026-06-01T22:00:00+02:00' } }] });
+    emu = await emulator({
+      events: [{ id: 'evt_live', project_id: 'p', title: 'Final', start_time: '2026-06-01T20:00:00Z' }],
+    });
+    const dir = testdir({
+      'a.yaml': [
+        {
+          kind: 'Event',
+          name: 'final',
+          spec: { project_id: 'p', title: 'Final', start_time: '2026-06-01T22:00:00+02:00' },
+        },
+      ],
+    });
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('the platform already has Event evt_live with the same project_id, title, start_time');
+    expect(plan.stderr).toContain(
+      'the platform already has Event evt_live with the same project_id, title, start_time',
+    );
     expect(plan.stderr).toContain('`tapedeck import Event/final evt_live`');
   });
 });

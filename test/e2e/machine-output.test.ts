@@ -16,21 +16,28 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 describe('validate that fails says so in every machine format', () => {
-  const needsEnv = () => testdir({
-    'tapedeck.yaml': 'version: 1\nenvironments:\n  staging: {}\n  production: {}\n',
-    'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } },
-  });
-  const message = 'an environment is needed: tapedeck.yaml defines staging, production; choose one with --env NAME (or TAPEDECK_ENV)';
-
-  it.each([['--format', 'json'], ['--json']])('a project file with environments and no --env: %s says valid false, one error', async (...flags) => {
-    const run = await runCli(['validate', '.', ...flags], { cwd: needsEnv() });
-    expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toEqual({
-      format_version: 1, valid: false, summary: { errors: 1, warnings: 0 },
-      issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error', code: 'E_USAGE' }],
+  const needsEnv = () =>
+    testdir({
+      'tapedeck.yaml': 'version: 1\nenvironments:\n  staging: {}\n  production: {}\n',
+      'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } },
     });
-    expect(run.stderr).toBe(`error: ${message}\n`);
-  });
+  const message =
+    'an environment is needed: tapedeck.yaml defines staging, production; choose one with --env NAME (or TAPEDECK_ENV)';
+
+  it.each([['--format', 'json'], ['--json']])(
+    'a project file with environments and no --env: %s says valid false, one error',
+    async (...flags) => {
+      const run = await runCli(['validate', '.', ...flags], { cwd: needsEnv() });
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout)).toEqual({
+        format_version: 1,
+        valid: false,
+        summary: { errors: 1, warnings: 0 },
+        issues: [{ file: null, line: null, column: null, pointer: null, message, severity: 'error', code: 'E_USAGE' }],
+      });
+      expect(run.stderr).toBe(`error: ${message}\n`);
+    },
+  );
 
   it('the same in GitHub annotations and in the Markdown comment', async () => {
     const github = await runCli(['validate', '.', '--format', 'github'], { cwd: needsEnv() });
@@ -44,7 +51,11 @@ describe('validate that fails says so in every machine format', () => {
   it('a directory without documents: valid false', async () => {
     const run = await runCli(['validate', '.', '--format', 'json'], { cwd: testdir({}) });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ valid: false, summary: { errors: 1 }, issues: [{ file: null, message: expect.stringMatching(/^no documents found in /) }] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      valid: false,
+      summary: { errors: 1 },
+      issues: [{ file: null, message: expect.stringMatching(/^no documents found in /) }],
+    });
   });
 });
 
@@ -54,7 +65,10 @@ describe('--json is --format json', () => {
   let made = 0;
   async function applied(platform = emu) {
     // Named: its copies below are the same configuration (a state belongs to one).
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: `O ${made++}` } }, 'tapedeck.yaml': 'version: 1\nname: setup\n' });
+    const dir = testdir({
+      'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: `O ${made++}` } },
+      'tapedeck.yaml': 'version: 1\nname: setup\n',
+    });
     expect((await runCli(['apply', dir, '--base-url', platform.url, '--yes'], { cwd: dir })).code).toBe(0);
     return dir;
   }
@@ -73,19 +87,32 @@ describe('--json is --format json', () => {
   }
 
   it('state list', async () => {
-    expect(await both(await applied(), ['state', 'list', '.'])).toEqual({ 'Offer/o': { kind: 'Offer', id: expect.stringMatching(/^off_/) } });
+    expect(await both(await applied(), ['state', 'list', '.'])).toEqual({
+      'Offer/o': { kind: 'Offer', id: expect.stringMatching(/^off_/) },
+    });
   });
 
   it('state forget and state mv', async () => {
     const dir = await applied();
-    expect(await both(dir, ['state', 'forget', 'Offer/o', '.'])).toMatchObject({ format_version: 1, forgotten: 'Offer/o', id: expect.stringMatching(/^off_/), message: expect.stringMatching(/^Forgot Offer\/o/) });
-    expect(await both(dir, ['state', 'mv', 'Offer/o', 'Offer/renamed', '.'])).toMatchObject({ moved: { from: 'Offer/o', to: 'Offer/renamed' }, message: expect.stringMatching(/^Moved Offer\/o to Offer\/renamed/) });
+    expect(await both(dir, ['state', 'forget', 'Offer/o', '.'])).toMatchObject({
+      format_version: 1,
+      forgotten: 'Offer/o',
+      id: expect.stringMatching(/^off_/),
+      message: expect.stringMatching(/^Forgot Offer\/o/),
+    });
+    expect(await both(dir, ['state', 'mv', 'Offer/o', 'Offer/renamed', '.'])).toMatchObject({
+      moved: { from: 'Offer/o', to: 'Offer/renamed' },
+      message: expect.stringMatching(/^Moved Offer\/o to Offer\/renamed/),
+    });
   });
 
   it('state push', async () => {
     const dir = await applied();
     cpSync(join(dir, '.tapedeck/default.state.json'), join(dir, 'copy.json'));
-    expect(await both(dir, ['state', 'push', 'copy.json', '.'])).toMatchObject({ pushed: false, message: expect.stringContaining('holds copy.json already') });
+    expect(await both(dir, ['state', 'push', 'copy.json', '.'])).toMatchObject({
+      pushed: false,
+      message: expect.stringContaining('holds copy.json already'),
+    });
   });
 
   it('export', async () => {
@@ -93,25 +120,37 @@ describe('--json is --format json', () => {
     const dir = await applied(own);
     const result = await both(dir, ['export', '.', '--base-url', own.url, '--project', 'p']).finally(() => own.close());
     expect(result).toMatchObject({
-      format_version: 1, exported: 1, files: ['offer.yaml'], skipped: [{ kind: 'Offer', id: expect.stringMatching(/^off_/), by: 'Offer/o' }],
-      notes: [expect.stringMatching(/already managed by Offer\/o, skipped$/)], message: expect.stringMatching(/^Exported 1 resource into 1 file in \./),
+      format_version: 1,
+      exported: 1,
+      files: ['offer.yaml'],
+      skipped: [{ kind: 'Offer', id: expect.stringMatching(/^off_/), by: 'Offer/o' }],
+      notes: [expect.stringMatching(/already managed by Offer\/o, skipped$/)],
+      message: expect.stringMatching(/^Exported 1 resource into 1 file in \./),
     });
   });
 });
 
-describe('what differs by format is the renderer table\'s, not the command\'s (issue 31)', () => {
-  it('plan JSON carries the plan\'s checksum; text and Markdown do not show one', async () => {
+describe("what differs by format is the renderer table's, not the command's (issue 31)", () => {
+  it("plan JSON carries the plan's checksum; text and Markdown do not show one", async () => {
     const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'sum', spec: { project_id: 'p', name: 'Sum' } } });
     const run = await runCli(['plan', dir, '--base-url', emu.url, '--json'], { cwd: dir });
     const plan = JSON.parse(run.stdout);
     expect(plan.checksum).toBe(planChecksum(plan));
     for (const format of ['text', 'markdown']) {
-      expect((await runCli(['plan', dir, '--base-url', emu.url, '--format', format], { cwd: dir })).stdout).not.toMatch(/checksum|[0-9a-f]{64}/);
+      expect((await runCli(['plan', dir, '--base-url', emu.url, '--format', format], { cwd: dir })).stdout).not.toMatch(
+        /checksum|[0-9a-f]{64}/,
+      );
     }
   });
 
-  it.each([['text', 'stdout'], ['markdown', 'stderr'], ['json', 'stderr']] as const)('apply --format %s: the plan preview goes to %s', async (format, where) => {
-    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'preview', spec: { project_id: 'p', name: `Preview ${format}` } } });
+  it.each([
+    ['text', 'stdout'],
+    ['markdown', 'stderr'],
+    ['json', 'stderr'],
+  ] as const)('apply --format %s: the plan preview goes to %s', async (format, where) => {
+    const dir = testdir({
+      'a.yaml': { kind: 'Offer', name: 'preview', spec: { project_id: 'p', name: `Preview ${format}` } },
+    });
     const run = await runCli(['apply', dir, '--base-url', emu.url, '--yes', '--format', format], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
     expect(run[where]).toContain('tapedeck will make these changes');

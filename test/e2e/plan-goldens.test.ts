@@ -26,9 +26,16 @@ interface GoldenCase {
 }
 
 const SECRET = '7341';
-const offer = (name: string, spec: object, extra: object = {}) => ({ kind: 'Offer', name, ...extra, spec: { project_id: 'p', ...spec } });
-const price = (currency_code: string, units: string, nanos = 0, period = 'BILLING_PERIOD_MONTHLY') =>
-  ({ price: { currency_code, units, nanos }, billing_period: period });
+const offer = (name: string, spec: object, extra: object = {}) => ({
+  kind: 'Offer',
+  name,
+  ...extra,
+  spec: { project_id: 'p', ...spec },
+});
+const price = (currency_code: string, units: string, nanos = 0, period = 'BILLING_PERIOD_MONTHLY') => ({
+  price: { currency_code, units, nanos },
+  billing_period: period,
+});
 /** A value with no place to wrap, longer than a pull-request comment is wide. */
 const UNBROKEN = `https://cdn.example.com/${'a1b2c3d4e5'.repeat(16)}/poster.jpg`;
 /** Long text per offer, so that thirteen of them pass GitHub's comment limit. */
@@ -41,15 +48,32 @@ const cases: Record<string, GoldenCase> = {
     seed: { offers: [{ id: 'off_r', project_id: 'p', name: 'Pass', target: { event_ids: ['evt_old'] } }] },
     docs: [
       { kind: 'Event', name: 'final', spec: { project_id: 'p', title: 'Final' } },
-      offer('pass', { name: 'Pass for ${Event/final.id} at 100 EUR', target: { event_ids: ['${Event/final.id}', 'evt_extra'] } }, { id: 'off_r' }),
+      offer(
+        'pass',
+        { name: 'Pass for ${Event/final.id} at 100 EUR', target: { event_ids: ['${Event/final.id}', 'evt_extra'] } },
+        { id: 'off_r' },
+      ),
       offer('final-only', { name: 'Final only', target: { event_ids: ['${Event/final.id}'] } }),
     ],
   },
   // 2: only the sensitive leaf masked, in an update and a create; the other price reads 9.99 -> 14.99 EUR.
   sensitive: {
-    seed: { offers: [{ id: 'off_s', project_id: 'p', name: 'Premium', offer_prices: [price('EUR', '9', 990000000), price('USD', '12')] }] },
+    seed: {
+      offers: [
+        {
+          id: 'off_s',
+          project_id: 'p',
+          name: 'Premium',
+          offer_prices: [price('EUR', '9', 990000000), price('USD', '12')],
+        },
+      ],
+    },
     docs: [
-      offer('premium', { name: 'Premium', offer_prices: [price('EUR', '14', 990000000), price('USD', '${env.USD_UNITS}')] }, { id: 'off_s' }),
+      offer(
+        'premium',
+        { name: 'Premium', offer_prices: [price('EUR', '14', 990000000), price('USD', '${env.USD_UNITS}')] },
+        { id: 'off_s' },
+      ),
       offer('gift', { name: 'Gift', offer_prices: [price('EUR', '9', 990000000), price('USD', '${env.USD_UNITS}')] }),
     ],
     env: { USD_UNITS: SECRET },
@@ -62,16 +86,36 @@ const cases: Record<string, GoldenCase> = {
     },
     docs: [
       offer('new', {
-        name: 'New offer', applies_to_all: false, localized_image_asset_id: { en: UNBROKEN },
-        offer_prices: [price('EUR', '9', 990000000), price('EUR', '99', 0, 'BILLING_PERIOD_YEARLY'), price('GBP', '8', 500000000)],
+        name: 'New offer',
+        applies_to_all: false,
+        localized_image_asset_id: { en: UNBROKEN },
+        offer_prices: [
+          price('EUR', '9', 990000000),
+          price('EUR', '99', 0, 'BILLING_PERIOD_YEARLY'),
+          price('GBP', '8', 500000000),
+        ],
       }),
-      offer('basic', { name: 'Basic', offer_prices: [price('EUR', '5'), price('CHF', '7', 250000000)] }, { id: 'off_c' }),
-      { kind: 'VideoProtectionRuleset', name: 'rules', id: 'vpr_1', spec: { project_id: 'p', name: 'Rules', drm: { enabled: true } } },
+      offer(
+        'basic',
+        { name: 'Basic', offer_prices: [price('EUR', '5'), price('CHF', '7', 250000000)] },
+        { id: 'off_c' },
+      ),
+      {
+        kind: 'VideoProtectionRuleset',
+        name: 'rules',
+        id: 'vpr_1',
+        spec: { project_id: 'p', name: 'Rules', drm: { enabled: true } },
+      },
     ],
   },
   // 4: a project_id change is one replacement; a rename with an identity change too.
   replacements: {
-    seed: { offers: [{ id: 'off_a', project_id: 'p', name: 'A' }, { id: 'off_b', project_id: 'p', name: 'B' }] },
+    seed: {
+      offers: [
+        { id: 'off_a', project_id: 'p', name: 'A' },
+        { id: 'off_b', project_id: 'p', name: 'B' },
+      ],
+    },
     applied: [offer('a', { name: 'A' }, { id: 'off_a' }), offer('b', { name: 'B' }, { id: 'off_b' })],
     docs: [
       offer('a', { name: 'A', project_id: 'p2' }),
@@ -83,16 +127,25 @@ const cases: Record<string, GoldenCase> = {
   'size-budget': {
     seed: {
       offers: [
-        ...bulk.map((i) => ({ id: `off_${i}`, project_id: 'p', name: `Bulk ${i}`, localized_description: { en: essay('old', i) } })),
-        { id: 'off_gone', project_id: 'p', name: 'Gone' }, { id: 'off_moving', project_id: 'p', name: 'Moving' },
+        ...bulk.map((i) => ({
+          id: `off_${i}`,
+          project_id: 'p',
+          name: `Bulk ${i}`,
+          localized_description: { en: essay('old', i) },
+        })),
+        { id: 'off_gone', project_id: 'p', name: 'Gone' },
+        { id: 'off_moving', project_id: 'p', name: 'Moving' },
       ],
     },
     applied: [
       ...bulk.map((i) => offer(`bulk-${i}`, { name: `Bulk ${i}` }, { id: `off_${i}` })),
-      offer('gone', { name: 'Gone' }, { id: 'off_gone' }), offer('moving', { name: 'Moving' }, { id: 'off_moving' }),
+      offer('gone', { name: 'Gone' }, { id: 'off_gone' }),
+      offer('moving', { name: 'Moving' }, { id: 'off_moving' }),
     ],
     docs: [
-      ...bulk.map((i) => offer(`bulk-${i}`, { name: `Bulk ${i}`, localized_description: { en: essay('new', i) } }, { id: `off_${i}` })),
+      ...bulk.map((i) =>
+        offer(`bulk-${i}`, { name: `Bulk ${i}`, localized_description: { en: essay('new', i) } }, { id: `off_${i}` }),
+      ),
       offer('moving', { name: 'Moving', project_id: 'p2' }),
     ],
   },
@@ -102,23 +155,33 @@ const cases: Record<string, GoldenCase> = {
     live: {
       '/monetization/offers/v1/off_h': {
         offer: {
-          id: 'off_h', project_id: 'p', name: "It's basic",
+          id: 'off_h',
+          project_id: 'p',
+          name: "It's basic",
           offer_prices: [price('EU\nR\u001b[31m', '1'), price('EUR', '2', 0, 'BILLING_\u202ePERIOD\u2028YEARLY')],
           localized_title: { 'en\u001b[2J': 'Title\r\nforged: line' },
         },
       },
     },
-    docs: [offer('hostile', {
-      name: 'It`s basic\u200b\u200e\u200f\u202e|evil',
-      offer_prices: [price('EUR', '3')],
-      localized_title: { en: 'Line\u2028separator and ``code`` | pipe' },
-    }, { id: 'off_h' })],
+    docs: [
+      offer(
+        'hostile',
+        {
+          name: 'It`s basic\u200b\u200e\u200f\u202e|evil',
+          offer_prices: [price('EUR', '3')],
+          localized_title: { en: 'Line\u2028separator and ``code`` | pipe' },
+        },
+        { id: 'off_h' },
+      ),
+    ],
   },
   // 7: show counts the changes it verified, not the summary an edit put in the saved plan.
   'show-edited': {
     seed: { offers: [{ id: 'off_e', project_id: 'p', name: 'Old' }] },
     docs: [offer('edited', { name: 'New' }, { id: 'off_e' })],
-    edit: (p) => { p.summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 1 }; },
+    edit: (p) => {
+      p.summary = { create: 0, update: 0, replace: 0, move: 0, release: 0, restore: 0, noop: 1 };
+    },
   },
 };
 
@@ -138,8 +201,12 @@ afterEach(async () => {
  */
 function fixed(text: string): string {
   const ids = new Map<string, string>();
-  return text.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g, '00000000-0000-4000-8000-000000000000')
+  return text
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
+    .replace(
+      /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g,
+      '00000000-0000-4000-8000-000000000000',
+    )
     .replace(/("checksum": )"[0-9a-f]{64}"/g, '$1"CHECKSUM"')
     .replace(/\b([a-z]+_)[0-9a-f]{12}\b/g, (id, prefix: string) => {
       if (!ids.has(id)) ids.set(id, `${prefix}made${ids.size + 1}`);
@@ -182,7 +249,8 @@ async function outputs(c: GoldenCase): Promise<Record<'txt' | 'md' | 'json' | 's
   const [command, ...more] = c.edit ? ['show', 'plan.json'] : ['plan', ...against(url, dir)];
   const formats = { txt: 'text', md: 'markdown', json: 'json' } as const;
   const out = { txt: '', md: '', json: '', saved };
-  for (const [ext, format] of Object.entries(formats)) out[ext as keyof typeof formats] = await run([command, ...more, '--format', format]);
+  for (const [ext, format] of Object.entries(formats))
+    out[ext as keyof typeof formats] = await run([command, ...more, '--format', format]);
   return out;
 }
 
@@ -201,6 +269,7 @@ describe('plan goldens (issue 30)', () => {
       // Nothing forged, nothing invisible, in every format: the machine ones and the saved plan too (issue 30 item 6).
       expect(text.match(HIDDEN_CHARACTERS), what).toBeNull();
     }
-    for (const ext of ['txt', 'md', 'json'] as const) await expect(out[ext]).toMatchFileSnapshot(`../fixtures/golden/plans/${name}.${ext}`);
+    for (const ext of ['txt', 'md', 'json'] as const)
+      await expect(out[ext]).toMatchFileSnapshot(`../fixtures/golden/plans/${name}.${ext}`);
   });
 });

@@ -26,13 +26,21 @@ afterEach(async () => {
 describe.skipIf(!pg)('the PostgreSQL state', () => {
   it('keeps the guardrail denials an apply let through, with their reasons, in the history', async () => {
     emu = await emulator();
-    const dir = testdir({ 'a.yaml': [offer('a')], 'rules/r.yaml': '- name: no-creates\n  expression: change.action != "create"\n' });
+    const dir = testdir({
+      'a.yaml': [offer('a')],
+      'rules/r.yaml': '- name: no-creates\n  expression: change.action != "create"\n',
+    });
     const env = { TAPEDECK_STATE_URL: pg.url(fresh()), TAPEDECK_ACTOR: 'alice' };
-    const applied = await runCli(['apply', ...against(emu.url, dir), '--yes', '--allow', 'no-creates=first setup'], { cwd: dir, env });
+    const applied = await runCli(['apply', ...against(emu.url, dir), '--yes', '--allow', 'no-creates=first setup'], {
+      cwd: dir,
+      env,
+    });
     expect(applied.code, applied.stderr).toBe(0);
     const rows = JSON.parse((await runCli(['state', 'history', dir, '--json'], { cwd: dir, env })).stdout);
     expect(rows[0].allowances).toEqual([{ rule: 'no-creates', reason: 'first setup' }]);
-    expect((await runCli(['state', 'history', dir], { cwd: dir, env })).stdout).toContain('\n  allowed no-creates: first setup\n');
+    expect((await runCli(['state', 'history', dir], { cwd: dir, env })).stdout).toContain(
+      '\n  allowed no-creates: first setup\n',
+    );
   });
 
   it('is made on first use; each apply adds a history row: serial, when, who, host, version, configuration hash', async () => {
@@ -44,19 +52,37 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     const first = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir, env });
     expect(first.code, first.stderr).toBe(0);
     writeFileSync(join(dir, 'a.yaml'), [offer('a'), offer('b')].map((d) => JSON.stringify(d)).join('\n---\n'));
-    const second = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir, env: { ...env, TAPEDECK_ACTOR: 'bob' } });
+    const second = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], {
+      cwd: dir,
+      env: { ...env, TAPEDECK_ACTOR: 'bob' },
+    });
     expect(second.code, second.stderr).toBe(0);
-    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(await pg.sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+    ]);
     const history = await runCli(['state', 'history', dir, '--json'], { cwd: dir, env });
     const rows = JSON.parse(history.stdout);
     expect(rows).toEqual([
-      expect.objectContaining({ serial: 2, actor: 'bob', host: hostname(), command: 'apply', configuration_hash: expect.stringMatching(/^[0-9a-f]{64}$/), tapedeck_version: expect.any(String) }),
+      expect.objectContaining({
+        serial: 2,
+        actor: 'bob',
+        host: hostname(),
+        command: 'apply',
+        configuration_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        tapedeck_version: expect.any(String),
+      }),
       expect.objectContaining({ serial: 1, actor: 'alice', host: hostname(), command: 'apply' }),
     ]);
     expect(rows[0].configuration_hash).not.toBe(rows[1].configuration_hash);
     expect(rows[0].lineage).toBe(rows[1].lineage);
     const text = await runCli(['state', 'history', dir], { cwd: dir, env });
-    expect(text.stdout).toMatch(new RegExp(`^SERIAL +WRITTEN +BY +HOST +TAPEDECK +COMMAND +CONFIGURATION\\n2 +\\d{4}-\\d\\d-\\d\\dT[^ ]+ +bob +${hostname()} +\\S+ +apply \\(\\d writes\\) +[0-9a-f]{12}\\n1 `));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^SERIAL +WRITTEN +BY +HOST +TAPEDECK +COMMAND +CONFIGURATION\\n2 +\\d{4}-\\d\\d-\\d\\dT[^ ]+ +bob +${hostname()} +\\S+ +apply \\(\\d writes\\) +[0-9a-f]{12}\\n1 `,
+      ),
+    );
     // The state is where the next run finds it: the plan has nothing to do, and names the database, masked.
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir, env });
     expect(plan.stdout).toContain(`state postgres://${pg.user}:***@127.0.0.1:${pg.port}/postgres?schema=${schema}`);
@@ -89,8 +115,12 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
       await Promise.all([a.close(), b.close()]);
     };
     // Both read an empty database (the first write inserts the row), then both read that row (writes update it).
-    await race(/was written by another run since this one read it \(it is at serial 1, written \d{4}-.*\); nothing was written: run again/);
-    await race(/was written by another run since this one read it \(it is at serial 2, written \d{4}-.*\); nothing was written: run again/);
+    await race(
+      /was written by another run since this one read it \(it is at serial 1, written \d{4}-.*\); nothing was written: run again/,
+    );
+    await race(
+      /was written by another run since this one read it \(it is at serial 2, written \d{4}-.*\); nothing was written: run again/,
+    );
     const reader = await backendFor(url);
     const now = await State.open(reader);
     await reader.close();
@@ -106,7 +136,9 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     one.set('Offer/a', { kind: 'Offer', id: 'o1' });
     await one.save();
     two.set('Offer/b', { kind: 'Offer', id: 'o2' });
-    expect(() => two.save()).toThrow(`the state file ${file} was written by another run since this one read it; nothing was written (run again)`);
+    expect(() => two.save()).toThrow(
+      `the state file ${file} was written by another run since this one read it; nothing was written (run again)`,
+    );
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).resources)).toEqual(['Offer/a']);
   });
 
@@ -114,12 +146,16 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     const url = pg.url(fresh());
     const backend = await backendFor(url);
     const state = await State.open(backend);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => {
-      state.set(`Offer/o${i}`, { kind: 'Offer', id: `id${i}` });
-      return state.save();
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        state.set(`Offer/o${i}`, { kind: 'Offer', id: `id${i}` });
+        return state.save();
+      }),
+    );
     await backend.close();
-    const [row] = await pg.sql<{ version: string; n: number }>(`SELECT version, json_array_length(json_agg(k)) AS n FROM ${url.split('schema=')[1]}.states, json_object_keys(document->'resources') k GROUP BY version`);
+    const [row] = await pg.sql<{ version: string; n: number }>(
+      `SELECT version, json_array_length(json_agg(k)) AS n FROM ${url.split('schema=')[1]}.states, json_object_keys(document->'resources') k GROUP BY version`,
+    );
     expect(Number(row.n)).toBe(20);
     expect(Number(row.version)).toBeLessThanOrEqual(3);
   });
@@ -127,7 +163,10 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
   it('a file state has no history: said in one line', async () => {
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['state', 'history', dir], { cwd: dir });
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error: the state file .* keeps no history: only a database state does/) });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error: the state file .* keeps no history: only a database state does/),
+    });
   });
 
   it('tables from a newer tapedeck are refused, naming what to do', async () => {
@@ -138,15 +177,29 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     await pg.sql(`INSERT INTO ${schema}.schema_migrations (version, tapedeck_version) VALUES (99, 'future')`);
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['state', 'list', dir, '--state', pg.url(schema)], { cwd: dir });
-    expect(run.stderr).toMatch(/holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 3: upgrade tapedeck/);
+    expect(run.stderr).toMatch(
+      /holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 3: upgrade tapedeck/,
+    );
   });
 });
 
 describe('a state URL that cannot be used', () => {
   it.each([
-    [{ TAPEDECK_STATE_URL: 'states/prod.json' }, [], 'error: TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)\n'],
-    [{}, ['--state', 'postgres://ci:hunter2-secret@db:port/x'], 'error: --state is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)\n'],
-    [{ TAPEDECK_STATE_URL: 'postgres://ci:hunter2-secret@db/x?schema=a;drop' }, [], 'error: TAPEDECK_STATE_URL: schema="a;drop" must be a plain lower-case name (letters, digits, _; at most 63)\n'],
+    [
+      { TAPEDECK_STATE_URL: 'states/prod.json' },
+      [],
+      'error: TAPEDECK_STATE_URL must be a PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck)\n',
+    ],
+    [
+      {},
+      ['--state', 'postgres://ci:hunter2-secret@db:port/x'],
+      'error: --state is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)\n',
+    ],
+    [
+      { TAPEDECK_STATE_URL: 'postgres://ci:hunter2-secret@db/x?schema=a;drop' },
+      [],
+      'error: TAPEDECK_STATE_URL: schema="a;drop" must be a plain lower-case name (letters, digits, _; at most 63)\n',
+    ],
   ])('%j %j: one line, nothing read, the URL not echoed', async (env, args, stderr) => {
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['plan', dir, '--base-url', 'http://127.0.0.1:9', ...args], { cwd: dir, env });
@@ -155,7 +208,14 @@ describe('a state URL that cannot be used', () => {
 });
 
 it('validate reads no state: a state URL whose password variable is not set does not stop it', async () => {
-  const dir = testdir({ 'a.yaml': [offer('a')], 'tapedeck.yaml': 'version: 1\nenvironments:\n  default:\n    state: postgres://ci:${env.DB_PASSWORD}@db.example.com/infra\n' });
-  const run = await runCli(['validate', dir, '--state', 'postgres://x@y:bad/z'], { cwd: dir, env: { TAPEDECK_STATE_URL: 'not a url' } });
+  const dir = testdir({
+    'a.yaml': [offer('a')],
+    'tapedeck.yaml':
+      'version: 1\nenvironments:\n  default:\n    state: postgres://ci:${env.DB_PASSWORD}@db.example.com/infra\n',
+  });
+  const run = await runCli(['validate', dir, '--state', 'postgres://x@y:bad/z'], {
+    cwd: dir,
+    env: { TAPEDECK_STATE_URL: 'not a url' },
+  });
   expect(run).toEqual({ code: 0, stdout: '1 document valid.\n', stderr: '' });
 });

@@ -15,15 +15,24 @@ afterEach(async () => {
 });
 
 const vods = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `v${i}`, project_id: 'p', name: `Vod ${i}` }));
-const vodDocs = (n: number, name = (i: number) => `Vod ${i}`) => Array.from({ length: n }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `v${i}`, spec: { name: name(i) } }));
-const offerDocs = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}`, priority: i } }));
+const vodDocs = (n: number, name = (i: number) => `Vod ${i}`) =>
+  Array.from({ length: n }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `v${i}`, spec: { name: name(i) } }));
+const offerDocs = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    kind: 'Offer',
+    name: `o${i}`,
+    spec: { project_id: 'p', name: `Offer ${i}`, priority: i },
+  }));
 const refused = (e: Emulator) => e.calls().filter((c) => c.status === 429);
 
 describe('an apply that meets 429s (a platform that publishes no X-RateLimit headers)', () => {
   it('converges: every resource written once, creates included; the 429s are a first burst, not a storm', async () => {
     // The offers' endpoint takes two requests a second: of the four creates sent together, some are refused whatever
     // the machine's speed (with only the overall limit, a slow machine's requests could stay under it).
-    const rateLimits = [{ prefix: '', rps: 6 }, { prefix: '/monetization/offers/v1', rps: 2 }];
+    const rateLimits = [
+      { prefix: '', rps: 6 },
+      { prefix: '/monetization/offers/v1', rps: 2 },
+    ];
     emu = await emulator({ vods: vods(2) }, { rateLimits, rateLimitHeaders: false });
     const dir = testdir({ 'offers.yaml': offerDocs(4), 'vods.yaml': vodDocs(2, (i) => `Renamed ${i}`) });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
@@ -33,7 +42,12 @@ describe('an apply that meets 429s (a platform that publishes no X-RateLimit hea
     // Each create made one offer, each update wrote once: nothing lost, nothing twice.
     expect(stored.filter((c) => c.method === 'POST')).toHaveLength(4);
     expect(new Set(stored.map((c) => c.created ?? c.path)).size).toBe(6);
-    expect(stored.filter((c) => c.method === 'PATCH').map((c) => c.path).sort()).toEqual(['/streaming/vods/v1/v0', '/streaming/vods/v1/v1']);
+    expect(
+      stored
+        .filter((c) => c.method === 'PATCH')
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual(['/streaming/vods/v1/v0', '/streaming/vods/v1/v1']);
     expect(emu.store.collections.get('offers')!.size).toBe(4);
     // Writes were refused on the way (so sent again), but a 429 halves the requests on the wire and pauses them
     // all: fewer refusals than the requests that had to go through.
@@ -46,7 +60,9 @@ describe('a platform that publishes no rate limit, past its first burst', () => 
   it('learns the rate from the 429s: few of them, every resource written exactly once', async () => {
     emu = await emulator({ vods: vods(80) }, { rateLimits: [{ prefix: '', rps: 50 }], rateLimitHeaders: false });
     const dir = testdir({ 'vods.yaml': vodDocs(80, (i) => `Renamed ${i}`) });
-    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], { cwd: dir });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 80, failed: 0, unknown: 0 });
     const stored = emu.writes().filter((c) => c.stored);
@@ -71,7 +87,7 @@ describe('a platform that sends X-RateLimit headers', () => {
   });
 });
 
-describe('the run\'s --deadline', () => {
+describe("the run's --deadline", () => {
   it('refuses the requests still waiting for their turn: they are never sent', async () => {
     // One request a second: the second waits for the allowance the first answer showed spent, past the deadline.
     emu = await emulator({ vods: vods(3) }, { rateLimits: [{ prefix: '', rps: 1 }] });
@@ -84,7 +100,7 @@ describe('the run\'s --deadline', () => {
 });
 
 describe('--max-rps', () => {
-  it('no second of the platform\'s log holds more than N requests', async () => {
+  it("no second of the platform's log holds more than N requests", async () => {
     emu = await emulator({ vods: vods(40) });
     const dir = testdir({ 'vods.yaml': vodDocs(40) });
     const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '20'], { cwd: dir });
@@ -93,14 +109,16 @@ describe('--max-rps', () => {
     expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(20);
   });
 
-  it('tapedeck.yaml\'s defaults.max_rps caps a run that gives no flag; the flag overrides it', async () => {
+  it("tapedeck.yaml's defaults.max_rps caps a run that gives no flag; the flag overrides it", async () => {
     emu = await emulator({ vods: vods(24) });
     const dir = testdir({ 'vods.yaml': vodDocs(24), 'tapedeck.yaml': 'version: 1\ndefaults: { max_rps: 10 }\n' });
     expect((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).code).toBe(0);
     expect(emu.calls()).toHaveLength(24);
     expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(10);
     const before = emu.calls().length;
-    expect((await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '1000'], { cwd: dir })).code).toBe(0);
+    expect((await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '1000'], { cwd: dir })).code).toBe(
+      0,
+    );
     // Unpaced, the 24 reads of the second plan fall in one second.
     expect(busiestSecond(emu.calls().slice(before))).toBe(24);
   });
@@ -109,7 +127,11 @@ describe('--max-rps', () => {
     emu = await emulator({ vods: vods(1) });
     const dir = testdir({ 'vods.yaml': vodDocs(1) });
     const run = await runCli(['plan', ...against(emu.url, dir), '--max-rps', value], { cwd: dir });
-    expect(run).toMatchObject({ code: 1, stdout: '', stderr: `error: --max-rps must be a whole number of at least 1, not "${value}"\n` });
+    expect(run).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `error: --max-rps must be a whole number of at least 1, not "${value}"\n`,
+    });
     expect(emu.calls()).toEqual([]);
   });
 });

@@ -13,7 +13,12 @@ import { call, emulator } from '../helpers/emulator.js';
 
 let emu: Emulator;
 let dir: string;
-const offer = (name: string, id: string, spec: object) => ({ kind: 'Offer', name, id, spec: { project_id: 'p', ...spec } });
+const offer = (name: string, id: string, spec: object) => ({
+  kind: 'Offer',
+  name,
+  id,
+  spec: { project_id: 'p', ...spec },
+});
 const docs = (over: Record<string, object> = {}) => [
   offer('a', 'off-a', { name: '${var.label}', priority: 1, ...over.a }),
   offer('b', 'off-b', { name: 'B', priority: 2, ...over.b }),
@@ -41,7 +46,11 @@ const plan = async (...flags: string[]) => {
   expect(run.stderr).toBe('');
   return JSON.parse(run.stdout) as Plan;
 };
-const reads = () => emu.calls().filter((c) => !c.write).map((c) => c.path);
+const reads = () =>
+  emu
+    .calls()
+    .filter((c) => !c.write)
+    .map((c) => c.path);
 const actions = (p: Plan) => Object.fromEntries(p.changes.map((c) => [c.address, c.action]));
 
 describe('plan --refresh changed', () => {
@@ -87,8 +96,16 @@ describe('plan --refresh changed', () => {
   });
 
   it('reports drift in a changed document; drift in an unchanged one is not read, and the plan says so', async () => {
-    await call(emu, 'PATCH', '/monetization/offers/v1/off-a', { offer_id: 'off-a', offer: { priority: '7' }, update_mask: 'priority' });
-    await call(emu, 'PATCH', '/monetization/offers/v1/off-b', { offer_id: 'off-b', offer: { name: 'changed by hand' }, update_mask: 'name' });
+    await call(emu, 'PATCH', '/monetization/offers/v1/off-a', {
+      offer_id: 'off-a',
+      offer: { priority: '7' },
+      update_mask: 'priority',
+    });
+    await call(emu, 'PATCH', '/monetization/offers/v1/off-b', {
+      offer_id: 'off-b',
+      offer: { name: 'changed by hand' },
+      update_mask: 'name',
+    });
     write(docs({ a: { name: 'A2' } }));
     const p = await plan('--refresh', 'changed');
     const a = p.changes.find((c) => c.address === 'Offer/a')!;
@@ -98,7 +115,9 @@ describe('plan --refresh changed', () => {
     expect(p.refresh!.not_read).toBe(3);
     // The full plan sees it.
     const full = await plan();
-    expect(full.changes.find((c) => c.address === 'Offer/b')!.drift).toEqual([{ path: 'name', before: 'B', after: 'changed by hand' }]);
+    expect(full.changes.find((c) => c.address === 'Offer/b')!.drift).toEqual([
+      { path: 'name', before: 'B', after: 'changed by hand' },
+    ]);
   });
 
   it('a state written without recorded fields (an older tapedeck) makes those documents read', async () => {
@@ -110,7 +129,7 @@ describe('plan --refresh changed', () => {
     expect(p.refresh!.not_read).toBe(3);
   });
 
-  it('apply records each document\'s digest; a document with the recorded digest is taken as unchanged unresolved', async () => {
+  it("apply records each document's digest; a document with the recorded digest is taken as unchanged unresolved", async () => {
     const state = JSON.parse(readFileSync(stateFile(), 'utf8'));
     const digests = Object.values(state.resources).map((e) => (e as { digest?: string }).digest);
     expect(digests.every((d) => typeof d === 'string' && d.length === 22)).toBe(true);
@@ -158,7 +177,11 @@ describe('plan --refresh changed', () => {
 
   it('--refresh takes full or changed', async () => {
     const run = await cli(['plan', ...against(emu.url, dir), '--refresh', 'some']);
-    expect(run).toMatchObject({ code: 1, stdout: '', stderr: 'error: --refresh must be full or changed, not "some"\n' });
+    expect(run).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --refresh must be full or changed, not "some"\n',
+    });
     expect(emu.calls()).toEqual([]);
   });
 });
@@ -170,7 +193,8 @@ describe('apply --plan reads only what it writes', () => {
     emu.clearCalls();
     return out;
   };
-  const applySaved = (out: string, ...flags: string[]) => cli(['apply', '--plan', out, '--base-url', emu.url, '--yes', ...flags]);
+  const applySaved = (out: string, ...flags: string[]) =>
+    cli(['apply', '--plan', out, '--base-url', emu.url, '--yes', ...flags]);
 
   it('a full plan: only the written resource is read again, the rest is applied as saved', async () => {
     write(docs({ v: { name: 'V2' } }));
@@ -181,18 +205,25 @@ describe('apply --plan reads only what it writes', () => {
     expect((await plan()).summary).toMatchObject({ update: 0, noop: 4 });
   });
 
-  it.each([[[]], [['--refresh', 'changed']]])('%j: a resource it writes that moved since the plan is refused, nothing written', async (flags) => {
-    write(docs({ b: { name: 'B2' } }));
-    const out = await save(...flags);
-    await call(emu, 'PATCH', '/monetization/offers/v1/off-b', { offer_id: 'off-b', offer: { priority: '9' }, update_mask: 'priority' });
-    emu.clearCalls();
-    const run = await applySaved(out);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('is stale; nothing was written');
-    expect(run.stderr).toContain('Offer/b: the live resource changed since the plan was made');
-    expect(emu.writes()).toEqual([]);
-    expect(reads()).toEqual(['/monetization/offers/v1/off-b']);
-  });
+  it.each([[[]], [['--refresh', 'changed']]])(
+    '%j: a resource it writes that moved since the plan is refused, nothing written',
+    async (flags) => {
+      write(docs({ b: { name: 'B2' } }));
+      const out = await save(...flags);
+      await call(emu, 'PATCH', '/monetization/offers/v1/off-b', {
+        offer_id: 'off-b',
+        offer: { priority: '9' },
+        update_mask: 'priority',
+      });
+      emu.clearCalls();
+      const run = await applySaved(out);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('is stale; nothing was written');
+      expect(run.stderr).toContain('Offer/b: the live resource changed since the plan was made');
+      expect(emu.writes()).toEqual([]);
+      expect(reads()).toEqual(['/monetization/offers/v1/off-b']);
+    },
+  );
 
   it('--refresh changed: a write referring to a document taken from the state applies (its id from the state)', async () => {
     write(docs({ c: { name: 'C2' } }));
@@ -207,10 +238,15 @@ describe('apply --plan reads only what it writes', () => {
   });
 
   it('a create noted as a likely rename (of an entry no document declares) applies as saved', async () => {
-    write([...docs().filter((d) => d.name !== 'b'), { kind: 'Offer', name: 'b2', spec: { project_id: 'p', name: 'B', priority: 2 } }]);
+    write([
+      ...docs().filter((d) => d.name !== 'b'),
+      { kind: 'Offer', name: 'b2', spec: { project_id: 'p', name: 'B', priority: 2 } },
+    ]);
     const out = await save();
     const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
-    expect(saved.changes.find((c) => c.address === 'Offer/b2')!.notes).toEqual([expect.stringContaining('looks like a rename of Offer/b')]);
+    expect(saved.changes.find((c) => c.address === 'Offer/b2')!.notes).toEqual([
+      expect.stringContaining('looks like a rename of Offer/b'),
+    ]);
     const run = await applySaved(out);
     expect(run.stderr).toBe('');
     expect(emu.writes().map((c) => `${c.method} ${c.path}`)).toEqual(['POST /monetization/offers/v1']);
@@ -219,7 +255,10 @@ describe('apply --plan reads only what it writes', () => {
   it('refuses another --refresh than the plan was made with; nothing sent', async () => {
     const out = await save('--refresh', 'changed');
     const run = await applySaved(out, '--refresh', 'full');
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringContaining('was made with --refresh changed, not --refresh full') });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('was made with --refresh changed, not --refresh full'),
+    });
     expect(emu.calls()).toEqual([]);
   });
 });

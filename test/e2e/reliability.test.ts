@@ -40,8 +40,12 @@ describe('creates are never duplicated', () => {
   it('a duplicated event whose answer was lost is found by what the create carried', async () => {
     emu = await emulator({ events: [{ id: 'tpl', project_id: 'p', title: 'Template' }] });
     let posts = 0;
-    const proxy = await faultyProxy(emu.url, (req) => (req.method === 'POST' && posts++ === 0 ? 'drop_after' : undefined));
-    const dir = testdir({ 'a.yaml': { kind: 'Event', name: 'copy', duplicate_from: 'tpl', spec: { title: '%@ (copy)' } } });
+    const proxy = await faultyProxy(emu.url, (req) =>
+      req.method === 'POST' && posts++ === 0 ? 'drop_after' : undefined,
+    );
+    const dir = testdir({
+      'a.yaml': { kind: 'Event', name: 'copy', duplicate_from: 'tpl', spec: { title: '%@ (copy)' } },
+    });
     const run = await runCli(['apply', ...against(proxy.url, dir), '--yes'], { cwd: dir });
     expect(run.code).toBe(0);
     expect(emu.store.collections.get('events')!.size).toBe(2);
@@ -54,7 +58,10 @@ describe('creates are never duplicated', () => {
     emu = await emulator({ offers: [{ id: 'made-earlier', project_id: 'p', name: 'Only one' }] });
     const dir = testdir({
       'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'Only one' } },
-      '.tapedeck/default.state.json': JSON.stringify({ format_version: 1, resources: { 'Offer/o': { kind: 'Offer', pending_since: '2026-01-01T00:00:00Z' } } }),
+      '.tapedeck/default.state.json': JSON.stringify({
+        format_version: 1,
+        resources: { 'Offer/o': { kind: 'Offer', pending_since: '2026-01-01T00:00:00Z' } },
+      }),
     });
     const plan = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
     expect(JSON.parse(plan.stdout).changes[0]).toMatchObject({ action: 'noop', id: 'made-earlier' });
@@ -64,23 +71,44 @@ describe('creates are never duplicated', () => {
     emu = await emulator();
     const dir = testdir({
       'a.yaml': { kind: 'StandingPhase', name: 's', spec: { project_id: 'p' } },
-      '.tapedeck/default.state.json': JSON.stringify({ format_version: 1, resources: { 'StandingPhase/s': { kind: 'StandingPhase', pending_since: '2026-01-01T00:00:00Z' } } }),
+      '.tapedeck/default.state.json': JSON.stringify({
+        format_version: 1,
+        resources: { 'StandingPhase/s': { kind: 'StandingPhase', pending_since: '2026-01-01T00:00:00Z' } },
+      }),
     });
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/StandingPhase\/s: a create sent at 2026-01-01T00:00:00Z may have taken effect.*tapedeck state forget StandingPhase\/s/);
+    expect(plan.stderr).toMatch(
+      /StandingPhase\/s: a create sent at 2026-01-01T00:00:00Z may have taken effect.*tapedeck state forget StandingPhase\/s/,
+    );
   });
 });
 
 describe('at scale under injected faults', () => {
   it('500 changes at fault rate 0.2 converge within 3 runs: no duplicates, no lost updates, truthful output', async () => {
     const vods = Array.from({ length: 250 }, (_, i) => ({ id: `vod${i}`, project_id: 'p', name: 'Old' }));
-    emu = await emulator({ vods, events: [{ id: 'tpl', project_id: 'p', title: 'T' }] }, { faultRate: 0.2, faultSeed: 2026, retryAfter: 0 });
+    emu = await emulator(
+      { vods, events: [{ id: 'tpl', project_id: 'p', title: 'T' }] },
+      { faultRate: 0.2, faultSeed: 2026, retryAfter: 0 },
+    );
     const documents = [
       ...vods.map((v, i) => ({ kind: 'Vod', name: `v${i}`, id: v.id, spec: { name: `New ${i}` } })),
-      ...Array.from({ length: 150 }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}`, priority: i } })),
-      ...Array.from({ length: 50 }, (_, i) => ({ kind: 'StreamingConfiguration', name: `c${i}`, spec: { project_id: 'p', name: `Config ${i}`, type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' } })),
-      ...Array.from({ length: 50 }, (_, i) => ({ kind: 'Event', name: `e${i}`, duplicate_from: 'tpl', spec: { title: `%@ ${i}` } })),
+      ...Array.from({ length: 150 }, (_, i) => ({
+        kind: 'Offer',
+        name: `o${i}`,
+        spec: { project_id: 'p', name: `Offer ${i}`, priority: i },
+      })),
+      ...Array.from({ length: 50 }, (_, i) => ({
+        kind: 'StreamingConfiguration',
+        name: `c${i}`,
+        spec: { project_id: 'p', name: `Config ${i}`, type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' },
+      })),
+      ...Array.from({ length: 50 }, (_, i) => ({
+        kind: 'Event',
+        name: `e${i}`,
+        duplicate_from: 'tpl',
+        spec: { title: `%@ ${i}` },
+      })),
     ];
     const dir = testdir({ 'all.yaml': documents });
     const applied: { address: string; id: string }[] = [];
@@ -88,17 +116,23 @@ describe('at scale under injected faults', () => {
     let code = 1;
     while (code !== 0 && runs < 3) {
       runs++;
-      const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], { cwd: dir });
+      const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], {
+        cwd: dir,
+      });
       code = run.code;
       // No stdout: the plan itself failed (reads exhausted their retries) and nothing was written.
-      const results: { address: string; id: string; outcome: string }[] = run.stdout ? JSON.parse(run.stdout).results : [];
+      const results: { address: string; id: string; outcome: string }[] = run.stdout
+        ? JSON.parse(run.stdout).results
+        : [];
       applied.push(...results.filter((r) => r.outcome === 'applied'));
     }
     expect(code).toBe(0);
     expect(runs).toBeLessThanOrEqual(3);
     // Truthful: everything the output called applied, in any run, is on the platform.
     const collection = { Vod: 'vods', Offer: 'offers', StreamingConfiguration: 'configurations', Event: 'events' };
-    const missing = applied.filter((r) => !emu!.store.collections.get(collection[r.address.split('/')[0] as 'Vod'])!.has(r.id));
+    const missing = applied.filter(
+      (r) => !emu!.store.collections.get(collection[r.address.split('/')[0] as 'Vod'])!.has(r.id),
+    );
     expect(missing).toEqual([]);
     expect(applied.length).toBeGreaterThan(0);
     const names = (col: string) => [...emu!.store.collections.get(col)!.values()].map((r) => String(r.name ?? r.title));

@@ -15,10 +15,14 @@ afterEach(async () => {
 });
 
 const ruleset = (name: string, extra: object = {}, spec: object = {}) => ({
-  kind: 'VideoProtectionRuleset', name, ...extra, spec: { project_id: 'p', name: 'Geo', geo_restrictions_disallow: { country_codes: ['RU'] }, ...spec },
+  kind: 'VideoProtectionRuleset',
+  name,
+  ...extra,
+  spec: { project_id: 'p', name: 'Geo', geo_restrictions_disallow: { country_codes: ['RU'] }, ...spec },
 });
 const offer = { kind: 'Offer', name: 'basic', spec: { project_id: 'p', name: 'Basic', priority: 1 } };
-const write = (dir: string, docs: object[]) => writeFileSync(join(dir, 'a.yaml'), docs.map((d) => stringify(d)).join('---\n'));
+const write = (dir: string, docs: object[]) =>
+  writeFileSync(join(dir, 'a.yaml'), docs.map((d) => stringify(d)).join('---\n'));
 const stateOf = (dir: string) => JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).resources;
 const rulesets = () => emu!.store.collections.get('video_protection_rulesets')!.size;
 const posts = () => emu!.writes().filter((c) => c.method === 'POST').length;
@@ -37,7 +41,11 @@ describe('released resources are remembered', () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': [ruleset('geo'), offer] });
     const id = await releasedRuleset(dir);
-    expect(stateOf(dir)['VideoProtectionRuleset/geo']).toMatchObject({ kind: 'VideoProtectionRuleset', id, released_at: expect.any(String) });
+    expect(stateOf(dir)['VideoProtectionRuleset/geo']).toMatchObject({
+      kind: 'VideoProtectionRuleset',
+      id,
+      released_at: expect.any(String),
+    });
     const list = await runCli(['state', 'list', dir], { cwd: dir });
     expect(list.stdout).toContain(`VideoProtectionRuleset/geo\t${id}\treleased`);
     const json = JSON.parse((await runCli(['state', 'list', dir, '--json'], { cwd: dir })).stdout);
@@ -54,7 +62,9 @@ describe('released resources are remembered', () => {
     const id = await releasedRuleset(dir);
     // Someone changed it on the platform while it was not managed: the restore brings the document's fields back.
     const changed = await call(emu, 'PATCH', `/streaming/video_protection/v1/rulesets/${id}`, {
-      video_protection_ruleset_id: id, video_protection_ruleset: { name: 'Geo (old)' }, update_mask: 'name',
+      video_protection_ruleset_id: id,
+      video_protection_ruleset: { name: 'Geo (old)' },
+      update_mask: 'name',
     });
     expect(changed.status).toBe(200);
     write(dir, [ruleset('geo'), offer]);
@@ -62,8 +72,11 @@ describe('released resources are remembered', () => {
     expect(plan.code).toBe(2);
     const json = JSON.parse(plan.stdout);
     expect(json.summary).toMatchObject({ create: 0, restore: 1 });
-    expect(json.changes.find((c: { address: string }) => c.address === 'VideoProtectionRuleset/geo'))
-      .toMatchObject({ action: 'restore', id, update_mask: ['name'] });
+    expect(json.changes.find((c: { address: string }) => c.address === 'VideoProtectionRuleset/geo')).toMatchObject({
+      action: 'restore',
+      id,
+      update_mask: ['name'],
+    });
     const text = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
     expect(text.stdout).toContain(`VideoProtectionRuleset/geo (${id}) will be restored`);
     expect(text.stdout).toContain('Plan: 0 to create, 0 to update, 1 to restore, 1 unchanged.');
@@ -72,7 +85,9 @@ describe('released resources are remembered', () => {
     const before = posts();
     const apply = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
     expect(apply.code).toBe(0);
-    expect(JSON.parse(apply.stdout).results).toEqual([{ address: 'VideoProtectionRuleset/geo', action: 'restore', outcome: 'applied', id }]);
+    expect(JSON.parse(apply.stdout).results).toEqual([
+      { address: 'VideoProtectionRuleset/geo', action: 'restore', outcome: 'applied', id },
+    ]);
     expect(posts()).toBe(before);
     expect(rulesets()).toBe(1);
     expect(emu.store.collections.get('video_protection_rulesets')!.get(id)!.name).toBe('Geo');
@@ -88,7 +103,9 @@ describe('released resources are remembered', () => {
     expect((await runCli(['plan', ...against(emu.url, dir), '--out', 'p.json'], { cwd: dir })).code).toBe(0);
     const show = await runCli(['show', join(dir, 'p.json')], { cwd: dir });
     expect(show.stdout).toContain('will be restored');
-    expect((await runCli(['apply', '--plan', join(dir, 'p.json'), '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(0);
+    expect(
+      (await runCli(['apply', '--plan', join(dir, 'p.json'), '--base-url', emu.url, '--yes'], { cwd: dir })).code,
+    ).toBe(0);
     expect(rulesets()).toBe(1);
   });
 
@@ -98,8 +115,11 @@ describe('released resources are remembered', () => {
     const id = await releasedRuleset(dir);
     write(dir, [ruleset('geo-eu', { moved_from: 'VideoProtectionRuleset/geo' }), offer]);
     const plan = JSON.parse((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).stdout);
-    expect(plan.changes.find((c: { address: string }) => c.address === 'VideoProtectionRuleset/geo-eu'))
-      .toMatchObject({ action: 'restore', id, moved_from: 'VideoProtectionRuleset/geo' });
+    expect(plan.changes.find((c: { address: string }) => c.address === 'VideoProtectionRuleset/geo-eu')).toMatchObject({
+      action: 'restore',
+      id,
+      moved_from: 'VideoProtectionRuleset/geo',
+    });
     expect(plan.summary).toMatchObject({ create: 0, restore: 1 });
     expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
     expect(rulesets()).toBe(1);
@@ -111,8 +131,12 @@ describe('released resources are remembered', () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': [ruleset('geo'), offer] });
     await releasedRuleset(dir);
-    const run = await runCli(['plan', ...against(emu.url, dir), '--target', 'VideoProtectionRuleset/geo'], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--target', 'VideoProtectionRuleset/geo'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('--target VideoProtectionRuleset/geo matches no document and no resource in the state');
+    expect(run.stderr).toContain(
+      '--target VideoProtectionRuleset/geo matches no document and no resource in the state',
+    );
   });
 });

@@ -25,11 +25,28 @@ describe('saved plans', () => {
     const plan = await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
     expect(plan.code).toBe(0);
     const saved = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8'));
-    expect(saved).toMatchObject({ format_version: 1, configuration_hash: expect.any(String), environment: { name: 'default', base_url: `${emu.url}/` } });
-    expect(saved.changes.filter((c: { action: string }) => c.action !== 'noop').every((c: { live_fingerprint: string }) => typeof c.live_fingerprint === 'string')).toBe(true);
-    const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes', '--json'], { cwd: dir });
+    expect(saved).toMatchObject({
+      format_version: 1,
+      configuration_hash: expect.any(String),
+      environment: { name: 'default', base_url: `${emu.url}/` },
+    });
+    expect(
+      saved.changes
+        .filter((c: { action: string }) => c.action !== 'noop')
+        .every((c: { live_fingerprint: string }) => typeof c.live_fingerprint === 'string'),
+    ).toBe(true);
+    const apply = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes', '--json'], {
+      cwd: dir,
+    });
     expect(apply.code).toBe(0);
-    expect(JSON.parse(apply.stdout).summary).toEqual({ applied: 4, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 1 });
+    expect(JSON.parse(apply.stdout).summary).toEqual({
+      applied: 4,
+      failed: 0,
+      skipped: 0,
+      unknown: 0,
+      not_kept: 0,
+      unchanged: 1,
+    });
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
   });
 
@@ -53,8 +70,12 @@ describe('saved plans', () => {
     emu = await emulator(seed());
     const dir = docs();
     await runCli(['plan', ...against(emu.url, dir), '--out', 'plan.json'], { cwd: dir });
-    const other = await runCli(['apply', dir, '--base-url', `${emu.url}/other`, '--plan', 'plan.json', '--yes'], { cwd: dir });
-    expect(other.stderr).toMatch(/the plan was made for environment default at http:\/\/127\.0\.0\.1:\d+\/, not default at .*\/other/);
+    const other = await runCli(['apply', dir, '--base-url', `${emu.url}/other`, '--plan', 'plan.json', '--yes'], {
+      cwd: dir,
+    });
+    expect(other.stderr).toMatch(
+      /the plan was made for environment default at http:\/\/127\.0\.0\.1:\d+\/, not default at .*\/other/,
+    );
     writeFileSync(join(dir, 'b.yaml'), 'kind: Vod\nname: extra\nid: v9\nspec: {}\n');
     const changed = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
     expect(changed.code).toBe(1);
@@ -65,9 +86,13 @@ describe('saved plans', () => {
   it('a plan file of another format version, or not a plan at all, is refused by the plan schema', async () => {
     const dir = docs();
     writeFileSync(join(dir, 'plan.json'), JSON.stringify({ format_version: 2, changes: [], summary: {} }));
-    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', 'plan.json', '--yes'], { cwd: dir });
+    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', 'plan.json', '--yes'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/plan\.json is not a tapedeck plan of this version: .*missing required field tapedeck_version.*format_version: must be 1/);
+    expect(run.stderr).toMatch(
+      /plan\.json is not a tapedeck plan of this version: .*missing required field tapedeck_version.*format_version: must be 1/,
+    );
   });
 
   it('applies a saved plan at most once: the second apply of the same file is refused, nothing written', async () => {
@@ -79,19 +104,43 @@ describe('saved plans', () => {
     const writes = emu.stats.writes;
     const again = await runCli(['apply', dir, '--base-url', emu.url, '--plan', 'plan.json', '--yes'], { cwd: dir });
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/the state moved since the plan was made \(serial 0 of a new state, now 1 of [0-9a-f-]{36}\)/);
+    expect(again.stderr).toMatch(
+      /the state moved since the plan was made \(serial 0 of a new state, now 1 of [0-9a-f-]{36}\)/,
+    );
     expect(emu.stats.writes).toBe(writes);
   });
 
   it.each([
-    ['a request path', (p: SavedPlan) => { p.changes.find((c) => c.request)!.request!.path = '/streaming/vods/v1/other'; }, /was edited after it was made/],
-    ['the tapedeck version', (p: SavedPlan) => { p.tapedeck_version = '0.0.1'; }, /was made by tapedeck 0\.0\.1; this is tapedeck/],
-    ['a field into the wrong type', (p: SavedPlan) => { (p.changes[0] as { action: unknown }).action = 'delete'; }, /is not a tapedeck plan of this version: changes\[0\]\.action/],
-    ['a request, with the checksum made again', (p: SavedPlan) => {
-      const c = p.changes.find((x) => x.address === 'Vod/v')!;
-      c.request!.body = { vod_id: 'v1', vod: { name: 'Written by an attacker' }, update_mask: 'name' };
-      p.checksum = planChecksum(p);
-    }, /Vod\/v: the saved change is not what the documents and the state give/],
+    [
+      'a request path',
+      (p: SavedPlan) => {
+        p.changes.find((c) => c.request)!.request!.path = '/streaming/vods/v1/other';
+      },
+      /was edited after it was made/,
+    ],
+    [
+      'the tapedeck version',
+      (p: SavedPlan) => {
+        p.tapedeck_version = '0.0.1';
+      },
+      /was made by tapedeck 0\.0\.1; this is tapedeck/,
+    ],
+    [
+      'a field into the wrong type',
+      (p: SavedPlan) => {
+        (p.changes[0] as { action: unknown }).action = 'delete';
+      },
+      /is not a tapedeck plan of this version: changes\[0\]\.action/,
+    ],
+    [
+      'a request, with the checksum made again',
+      (p: SavedPlan) => {
+        const c = p.changes.find((x) => x.address === 'Vod/v')!;
+        c.request!.body = { vod_id: 'v1', vod: { name: 'Written by an attacker' }, update_mask: 'name' };
+        p.checksum = planChecksum(p);
+      },
+      /Vod\/v: the saved change is not what the documents and the state give/,
+    ],
   ])('an edited saved plan (%s) is refused, nothing written', async (_, edit, message) => {
     emu = await emulator(seed());
     const dir = docs();
@@ -109,7 +158,9 @@ describe('saved plans', () => {
 describe('a saved plan that is not a file to read', () => {
   it('apply --plan /dev/zero ends with a clear error instead of hanging', async () => {
     const dir = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'x' } } });
-    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', '/dev/zero', '--yes'], { cwd: dir });
+    const run = await runCli(['apply', dir, '--base-url', 'http://127.0.0.1:9', '--plan', '/dev/zero', '--yes'], {
+      cwd: dir,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/saved plan \/dev\/zero (is over \d+ bytes|: not valid JSON)/);
   });

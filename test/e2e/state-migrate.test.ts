@@ -18,8 +18,12 @@ afterEach(async () => {
 });
 // allow_duplicate: without it, looking before creating stops these plans at the live offers (naming the other state:
 // the test below); with it they go on to the creates the new-state header warns about.
-const offers = [{ kind: 'Offer', name: 'a', allow_duplicate: true, spec: { project_id: 'p', name: 'A' } }, { kind: 'Offer', name: 'b', allow_duplicate: true, spec: { project_id: 'p', name: 'B' } }];
-const environments = (url: string) => `version: 1\nname: shop\nenvironments:\n  production:\n    base_url: ${url}\n  staging:\n    base_url: ${url}\n`;
+const offers = [
+  { kind: 'Offer', name: 'a', allow_duplicate: true, spec: { project_id: 'p', name: 'A' } },
+  { kind: 'Offer', name: 'b', allow_duplicate: true, spec: { project_id: 'p', name: 'B' } },
+];
+const environments = (url: string) =>
+  `version: 1\nname: shop\nenvironments:\n  production:\n    base_url: ${url}\n  staging:\n    base_url: ${url}\n`;
 let schemas = 0;
 
 /** A working setup: applied without environments, into .tapedeck/default.state.json. */
@@ -35,17 +39,27 @@ describe('environments added to a working setup', () => {
   it('the plan says its state is new and names the old one; state migrate moves it; then No changes', async () => {
     const dir = await working();
     const plan = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
-    expect(plan.stdout).toContain('The state is new: it records no resource, so every resource below is created.\nIf they exist already, they are recorded in another state of this configuration: .tapedeck/default.state.json (2 resources). Move it here with tapedeck state migrate');
+    expect(plan.stdout).toContain(
+      'The state is new: it records no resource, so every resource below is created.\nIf they exist already, they are recorded in another state of this configuration: .tapedeck/default.state.json (2 resources). Move it here with tapedeck state migrate',
+    );
     const json = JSON.parse((await runCli(['plan', dir, '--env', 'production', '--json'], { cwd: dir })).stdout);
     expect(json.new_state).toEqual({ others: ['.tapedeck/default.state.json (2 resources)'] });
     const markdown = await runCli(['plan', dir, '--env', 'production', '--format', 'markdown'], { cwd: dir });
     expect(markdown.stdout).toContain('> ⚠️ The state is new: it records no resource');
     // state push without --force says which command moves it.
-    const push = await runCli(['state', 'push', '.tapedeck/default.state.json', dir, '--env', 'production'], { cwd: dir });
-    expect(push.stderr).toContain('is the state of environment default, not production: choose that one with --env, or move it to production with tapedeck state migrate .tapedeck/default.state.json --env production');
-    const moved = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], { cwd: dir });
+    const push = await runCli(['state', 'push', '.tapedeck/default.state.json', dir, '--env', 'production'], {
+      cwd: dir,
+    });
+    expect(push.stderr).toContain(
+      'is the state of environment default, not production: choose that one with --env, or move it to production with tapedeck state migrate .tapedeck/default.state.json --env production',
+    );
+    const moved = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], {
+      cwd: dir,
+    });
     expect(moved.code, moved.stderr).toBe(0);
-    expect(moved.stdout).toMatch(/^Moved the state of environment default \(2 resources, lineage [\w-]+\) from \.tapedeck\/default\.state\.json to \.tapedeck\/production\.state\.json, environment production \(serial 2\)\./);
+    expect(moved.stdout).toMatch(
+      /^Moved the state of environment default \(2 resources, lineage [\w-]+\) from \.tapedeck\/default\.state\.json to \.tapedeck\/production\.state\.json, environment production \(serial 2\)\./,
+    );
     const after = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
     expect(after.stdout).toMatch(/No changes\. 2 resources up to date\./);
     expect(after.stdout).not.toContain('The state is new');
@@ -53,11 +67,15 @@ describe('environments added to a working setup', () => {
     expect((await runCli(['apply', dir, '--env', 'production', '--yes'], { cwd: dir })).code).toBe(0);
     expect(emu!.writes().length).toBe(writes);
     // Moved again: nothing to do while it holds the same; refused, nothing written, once it holds something else.
-    const again = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], { cwd: dir });
+    const again = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], {
+      cwd: dir,
+    });
     expect(again.stdout).toMatch(/holds \.tapedeck\/default\.state\.json already; nothing was written/);
     expect((await runCli(['state', 'forget', 'Offer/a', dir, '--env', 'production'], { cwd: dir })).code).toBe(0);
     const before = readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8');
-    const twice = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], { cwd: dir });
+    const twice = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir, '--env', 'production'], {
+      cwd: dir,
+    });
     expect(twice.stderr).toMatch(/records 1 resource\(s\) already; nothing was written/);
     expect(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).toBe(before);
   });
@@ -66,28 +84,47 @@ describe('environments added to a working setup', () => {
     const dir = await working(offers.map(({ allow_duplicate: _, ...d }) => d));
     const plan = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/the platform already has Offer off_\w+ with the same project_id, name, which no state entry manages/);
-    expect(plan.stderr).toContain('note: this state is new (it records no resource), and another state of this configuration records resources: .tapedeck/default.state.json (2 resources). If it records these, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.');
+    expect(plan.stderr).toMatch(
+      /the platform already has Offer off_\w+ with the same project_id, name, which no state entry manages/,
+    );
+    expect(plan.stderr).toContain(
+      'note: this state is new (it records no resource), and another state of this configuration records resources: .tapedeck/default.state.json (2 resources). If it records these, use it (--env, --state) or move it here with tapedeck state migrate FROM; tapedeck import adopts one resource at a time.',
+    );
     const json = JSON.parse((await runCli(['plan', dir, '--env', 'production', '--json'], { cwd: dir })).stdout);
-    expect(json.errors.map((e: { code: string; hint: string }) => [e.code, e.hint.includes('.tapedeck/default.state.json (2 resources)')])).toEqual([['E_DUPLICATE', true], ['E_DUPLICATE', true]]);
+    expect(
+      json.errors.map((e: { code: string; hint: string }) => [
+        e.code,
+        e.hint.includes('.tapedeck/default.state.json (2 resources)'),
+      ]),
+    ).toEqual([
+      ['E_DUPLICATE', true],
+      ['E_DUPLICATE', true],
+    ]);
     expect(emu!.writes()).toHaveLength(2);
   });
 
   it('state push --force rebinds the state to the environment it is pushed into: every command can use it', async () => {
     const dir = await working();
-    const push = await runCli(['state', 'push', '.tapedeck/default.state.json', dir, '--env', 'production', '--force'], { cwd: dir });
+    const push = await runCli(
+      ['state', 'push', '.tapedeck/default.state.json', dir, '--env', 'production', '--force'],
+      { cwd: dir },
+    );
     expect(push.code, push.stderr).toBe(0);
     const plan = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toMatch(/No changes\. 2 resources up to date\./);
-    expect(JSON.parse(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).platform.environment).toBe('production');
+    expect(JSON.parse(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).platform.environment).toBe(
+      'production',
+    );
   });
 
   it('a plan with no other state in sight says the state is new, and that none is', async () => {
     emu = await emulator();
     const dir = testdir({ 'o.yaml': offers });
     const plan = await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir });
-    expect(plan.stdout).toContain('The state is new: it records no resource, so every resource below is created. No other state of this configuration is in sight.');
+    expect(plan.stdout).toContain(
+      'The state is new: it records no resource, so every resource below is created. No other state of this configuration is in sight.',
+    );
     expect(existsSync(join(dir, '.tapedeck'))).toBe(false);
   });
 });
@@ -103,16 +140,20 @@ describe.skipIf(!pg)('a database state', () => {
     expect(JSON.parse(plan.stdout).new_state).toEqual({ others: ['.tapedeck/default.state.json (2 resources)'] });
     const moved = await runCli(['state', 'migrate', '.tapedeck/default.state.json', dir], { cwd: dir, env });
     expect(moved.code, moved.stderr).toBe(0);
-    expect((await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir, env })).stdout).toMatch(/No changes\. 2 resources up to date\./);
+    expect((await runCli(['plan', dir, '--base-url', emu.url], { cwd: dir, env })).stdout).toMatch(
+      /No changes\. 2 resources up to date\./,
+    );
     // And back: from the database to a file of its own.
     const back = await runCli(['state', 'migrate', url, dir, '--state', '.tapedeck/back.state.json'], { cwd: dir });
     expect(back.code, back.stderr).toBe(0);
     expect(back.stdout).not.toContain(pg.password);
-    const fromFile = await runCli(['plan', dir, '--base-url', emu.url, '--state', '.tapedeck/back.state.json'], { cwd: dir });
+    const fromFile = await runCli(['plan', dir, '--base-url', emu.url, '--state', '.tapedeck/back.state.json'], {
+      cwd: dir,
+    });
     expect(fromFile.stdout).toMatch(/No changes\. 2 resources up to date\./);
   });
 
-  it('TAPEDECK_STATE_URL exported while planning another environment: the plan names that environment\'s file', async () => {
+  it("TAPEDECK_STATE_URL exported while planning another environment: the plan names that environment's file", async () => {
     emu = await emulator();
     const dir = testdir({ 'o.yaml': offers, 'tapedeck.yaml': environments('http://127.0.0.1:9') });
     writeFileSync(join(dir, 'tapedeck.yaml'), environments(emu.url));
@@ -121,11 +162,19 @@ describe.skipIf(!pg)('a database state', () => {
     const plan = await runCli(['plan', dir, '--env', 'staging'], { cwd: dir, env: { TAPEDECK_STATE_URL: url } });
     expect(plan.stdout).toContain('another state of this configuration: .tapedeck/staging.state.json (2 resources)');
     // The reverse: a file state chosen while a database is configured names the database, its password masked.
-    const reverse = await runCli(['plan', dir, '--env', 'production', '--json'], { cwd: dir, env: { TAPEDECK_STATE_URL: url } });
+    const reverse = await runCli(['plan', dir, '--env', 'production', '--json'], {
+      cwd: dir,
+      env: { TAPEDECK_STATE_URL: url },
+    });
     expect(JSON.parse(reverse.stdout).new_state.others).toEqual(['.tapedeck/staging.state.json (2 resources)']);
-    const file = await runCli(['plan', dir, '--env', 'production', '--state', '.tapedeck/new.state.json', '--json'], { cwd: dir, env: { TAPEDECK_STATE_URL: url } });
+    const file = await runCli(['plan', dir, '--env', 'production', '--state', '.tapedeck/new.state.json', '--json'], {
+      cwd: dir,
+      env: { TAPEDECK_STATE_URL: url },
+    });
     const others: string[] = JSON.parse(file.stdout).new_state.others;
-    expect(others).toContain(`postgres://${pg.user}:***@127.0.0.1:${pg.port}/postgres?schema=mig${schemas} (a database configured for this configuration)`);
+    expect(others).toContain(
+      `postgres://${pg.user}:***@127.0.0.1:${pg.port}/postgres?schema=mig${schemas} (a database configured for this configuration)`,
+    );
     expect(file.stdout + file.stderr).not.toContain(pg.password);
   });
 });

@@ -17,42 +17,65 @@ afterAll(() => emu?.close());
 const files = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 
 const cases: [string, string, RegExp][] = [
-  ['postgres:/db.example.com/infra', 'postgres:', /postgres: must be followed by \/\/ and the host \(postgres:\/\/user@host:5432\/database\)/],
+  [
+    'postgres:/db.example.com/infra',
+    'postgres:',
+    /postgres: must be followed by \/\/ and the host \(postgres:\/\/user@host:5432\/database\)/,
+  ],
   [`postgresql:ci:${SECRET}@db.example.com/infra`, 'postgresql:', /postgresql: must be followed by \/\/ and the host/],
-  [`pgsql://ci:${SECRET}@db.example.com/infra`, 'pgsql:', /pgsql:\/\/ is not a PostgreSQL URL scheme: write postgres:\/\/ or postgresql:\/\//],
+  [
+    `pgsql://ci:${SECRET}@db.example.com/infra`,
+    'pgsql:',
+    /pgsql:\/\/ is not a PostgreSQL URL scheme: write postgres:\/\/ or postgresql:\/\//,
+  ],
   [`postgress://ci:${SECRET}@db.example.com/infra`, 'postgress:', /postgress:\/\/ is not a PostgreSQL URL scheme/],
   [`mysql://ci:${SECRET}@db/infra`, 'mysql:', /mysql:\/\/ is not a PostgreSQL URL scheme/],
-  [`ci:${SECRET}@db.example.com:5432/infra`, 'user:password@', /looks like a database URL without its scheme: write postgres:\/\/ before it/],
+  [
+    `ci:${SECRET}@db.example.com:5432/infra`,
+    'user:password@',
+    /looks like a database URL without its scheme: write postgres:\/\/ before it/,
+  ],
 ];
 
 describe('a mistyped state URL', () => {
-  it.each(cases)('--state %s: an error naming the problem, no file written, the password not printed', async (url, _what, problem) => {
-    emu ??= await emulator();
-    const dir = testdir({ 'a.yaml': [offer] });
-    const before = files(dir);
-    for (const [args, env, from] of [
-      [['--state', url], {}, '--state'],
-      [[], { TAPEDECK_STATE_URL: url }, 'TAPEDECK_STATE_URL'],
-    ] as const) {
-      for (const command of ['plan', 'apply']) {
-        const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : []), ...args], { cwd: dir, env });
-        expect(run.code, run.stdout).toBe(1);
-        expect(run.stdout).toBe('');
-        expect(run.stderr).toMatch(new RegExp(`^error: ${from.replace(/-/g, '\\-')}: `));
-        expect(run.stderr).toMatch(problem);
-        expect(run.stderr).not.toContain(SECRET);
+  it.each(cases)(
+    '--state %s: an error naming the problem, no file written, the password not printed',
+    async (url, _what, problem) => {
+      emu ??= await emulator();
+      const dir = testdir({ 'a.yaml': [offer] });
+      const before = files(dir);
+      for (const [args, env, from] of [
+        [['--state', url], {}, '--state'],
+        [[], { TAPEDECK_STATE_URL: url }, 'TAPEDECK_STATE_URL'],
+      ] as const) {
+        for (const command of ['plan', 'apply']) {
+          const run = await runCli(
+            [command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : []), ...args],
+            { cwd: dir, env },
+          );
+          expect(run.code, run.stdout).toBe(1);
+          expect(run.stdout).toBe('');
+          expect(run.stderr).toMatch(new RegExp(`^error: ${from.replace(/-/g, '\\-')}: `));
+          expect(run.stderr).toMatch(problem);
+          expect(run.stderr).not.toContain(SECRET);
+        }
       }
-    }
-    expect(files(dir)).toEqual(before);
-    expect(emu.writes()).toEqual([]);
-  });
+      expect(files(dir)).toEqual(before);
+      expect(emu.writes()).toEqual([]);
+    },
+  );
 
   it('in tapedeck.yaml state: the same, located at the environment, the password never printed', async () => {
     emu ??= await emulator();
-    const dir = testdir({ 'a.yaml': [offer], 'tapedeck.yaml': `version: 1\nenvironments:\n  production:\n    state: pgsql://ci:${SECRET}@db/infra\n` });
+    const dir = testdir({
+      'a.yaml': [offer],
+      'tapedeck.yaml': `version: 1\nenvironments:\n  production:\n    state: pgsql://ci:${SECRET}@db/infra\n`,
+    });
     const run = await runCli(['plan', dir, '--base-url', emu.url, '--env', 'production'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^error: tapedeck\.yaml: environments\.production\.state: pgsql:\/\/ is not a PostgreSQL URL scheme/);
+    expect(run.stderr).toMatch(
+      /^error: tapedeck\.yaml: environments\.production\.state: pgsql:\/\/ is not a PostgreSQL URL scheme/,
+    );
     expect(run.stderr).not.toContain(SECRET);
     expect(existsSync(join(dir, 'pgsql:'))).toBe(false);
   });

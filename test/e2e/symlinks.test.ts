@@ -29,12 +29,32 @@ const outside = testdir({ 'o.yaml': vod('outside'), 'folder/p.yaml': vod('p') })
 
 describe('links that stay inside DIR are followed', () => {
   it.each([
-    ['a file linked from a hidden folder', { 'a.yaml': vod('a'), '.shared/b.yaml': vod('b') }, { 'b.yaml': '.shared/b.yaml' }, 2],
-    ['a folder linked from a hidden folder', { 'a.yaml': vod('a'), '.shared/x/b.yaml': vod('b'), '.shared/x/c.yml': vod('c') }, { common: '.shared/x' }, 3],
+    [
+      'a file linked from a hidden folder',
+      { 'a.yaml': vod('a'), '.shared/b.yaml': vod('b') },
+      { 'b.yaml': '.shared/b.yaml' },
+      2,
+    ],
+    [
+      'a folder linked from a hidden folder',
+      { 'a.yaml': vod('a'), '.shared/x/b.yaml': vod('b'), '.shared/x/c.yml': vod('c') },
+      { common: '.shared/x' },
+      3,
+    ],
     ['a second way to a file already read (read once)', { 'a.yaml': vod('a') }, { 'again.yaml': 'a.yaml' }, 1],
     ['a second way to a folder already read (read once)', { 'sub/a.yaml': vod('a') }, { again: 'sub' }, 1],
-    ['a link to an ancestor (read once, no loop)', { 'sub/a.yaml': vod('a'), 'b.yaml': vod('b') }, { 'sub/up': '..', 'sub/root': '.' }, 2],
-    ['a link to a file outside DIR that is not named as a document (not read, as any such file)', { 'a.yaml': vod('a') }, { 'notes.md': join(outside, 'o.yaml') }, 1],
+    [
+      'a link to an ancestor (read once, no loop)',
+      { 'sub/a.yaml': vod('a'), 'b.yaml': vod('b') },
+      { 'sub/up': '..', 'sub/root': '.' },
+      2,
+    ],
+    [
+      'a link to a file outside DIR that is not named as a document (not read, as any such file)',
+      { 'a.yaml': vod('a') },
+      { 'notes.md': join(outside, 'o.yaml') },
+      1,
+    ],
   ])('%s', async (_, files, links, count) => {
     const dir = withLinks(files, links);
     const run = await runCli(['validate', dir], { cwd: dir });
@@ -51,18 +71,55 @@ describe('links that stay inside DIR are followed', () => {
 
 describe('links that cannot be followed are refused, located', () => {
   it.each([
-    ['a file outside DIR', {}, { 'o.yaml': join(outside, 'o.yaml') }, /^o\.yaml:1:1: is a symbolic link to a file outside DIR \(.*o\.yaml\): only files inside DIR are read/m],
-    ['a folder outside DIR', {}, { shared: join(outside, 'folder') }, /^shared:1:1: is a symbolic link to a folder outside DIR \(.*folder\): only files inside DIR are read/m],
-    ['a relative link out of DIR', {}, { 'up.yaml': '../../../../../../../../etc/hostname' }, /^up\.yaml:1:1: is a symbolic link to a file outside DIR/m],
-    ['a link to nothing', {}, { 'gone.yaml': 'missing.yaml' }, /^gone\.yaml:1:1: is a symbolic link to missing\.yaml, which does not exist/m],
-    ['a loop of two file links', {}, { 'a.yaml': 'b.yaml', 'b.yaml': 'a.yaml' }, /^a\.yaml:1:1: is a symbolic link that leads round in a loop/m],
+    [
+      'a file outside DIR',
+      {},
+      { 'o.yaml': join(outside, 'o.yaml') },
+      /^o\.yaml:1:1: is a symbolic link to a file outside DIR \(.*o\.yaml\): only files inside DIR are read/m,
+    ],
+    [
+      'a folder outside DIR',
+      {},
+      { shared: join(outside, 'folder') },
+      /^shared:1:1: is a symbolic link to a folder outside DIR \(.*folder\): only files inside DIR are read/m,
+    ],
+    [
+      'a relative link out of DIR',
+      {},
+      { 'up.yaml': '../../../../../../../../etc/hostname' },
+      /^up\.yaml:1:1: is a symbolic link to a file outside DIR/m,
+    ],
+    [
+      'a link to nothing',
+      {},
+      { 'gone.yaml': 'missing.yaml' },
+      /^gone\.yaml:1:1: is a symbolic link to missing\.yaml, which does not exist/m,
+    ],
+    [
+      'a loop of two file links',
+      {},
+      { 'a.yaml': 'b.yaml', 'b.yaml': 'a.yaml' },
+      /^a\.yaml:1:1: is a symbolic link that leads round in a loop/m,
+    ],
     ['a loop of two folder links', {}, { x: 'y', y: 'x' }, /^x:1:1: is a symbolic link that leads round in a loop/m],
-    ['a link to itself', {}, { 'self.yaml': 'self.yaml' }, /^self\.yaml:1:1: is a symbolic link that leads round in a loop/m],
-    ['a link to a device', {}, { 'zero.yaml': '/dev/zero' }, /^zero\.yaml:1:1: is a symbolic link to a file outside DIR/m],
+    [
+      'a link to itself',
+      {},
+      { 'self.yaml': 'self.yaml' },
+      /^self\.yaml:1:1: is a symbolic link that leads round in a loop/m,
+    ],
+    [
+      'a link to a device',
+      {},
+      { 'zero.yaml': '/dev/zero' },
+      /^zero\.yaml:1:1: is a symbolic link to a file outside DIR/m,
+    ],
   ])('%s', async (_, files, links, message) => {
     const dir = withLinks({ 'ok.yaml': vod('ok'), ...files }, links);
     for (const command of ['validate', 'plan', 'apply']) {
-      const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], { cwd: dir });
+      const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], {
+        cwd: dir,
+      });
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toMatch(message);
       expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
@@ -79,12 +136,17 @@ describe('files that are not regular files', () => {
     const run = await runCli(['validate', dir], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^pipe\.yaml:1:1: is not a regular file \(a FIFO\)/m);
-    expect(run.stderr).toMatch(/^to-pipe\.yaml:1:1: is a symbolic link to pipe\.yaml, which is not a regular file \(a FIFO\)/m);
+    expect(run.stderr).toMatch(
+      /^to-pipe\.yaml:1:1: is a symbolic link to pipe\.yaml, which is not a regular file \(a FIFO\)/m,
+    );
   });
 
   it('DIR given as a device is refused, not read', async () => {
     const dir = testdir({});
     const run = await runCli(['validate', '/dev/zero'], { cwd: dir });
-    expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(/\/dev\/zero is not a directory: give the directory that holds the documents/) });
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/\/dev\/zero is not a directory: give the directory that holds the documents/),
+    });
   });
 });

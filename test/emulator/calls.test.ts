@@ -28,11 +28,17 @@ async function outcome(e: Emulator, method: string, path: string, body?: unknown
 
 describe('the call log', () => {
   it('records every request in arrival order: method, path with query, status, whether it wrote', async () => {
-    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p' }], events: [{ id: 'e1', project_id: 'p', title: 'T' }] });
+    emu = await emulator({
+      offers: [{ id: 'o1', project_id: 'p' }],
+      events: [{ id: 'e1', project_id: 'p', title: 'T' }],
+    });
     const started = Date.now();
     await call(emu, 'GET', '/monetization/offers/v1/o1');
     await call(emu, 'GET', '/monetization/offers/v1?project_id=p&page_size=2');
-    const made = await call(emu, 'POST', '/monetization/offers/v1', { project_id: 'p', name: 'body-text-never-logged' });
+    const made = await call(emu, 'POST', '/monetization/offers/v1', {
+      project_id: 'p',
+      name: 'body-text-never-logged',
+    });
     await call(emu, 'PATCH', '/monetization/offers/v1/o1', { offer: { name: 'x' }, update_mask: 'no_such_field' });
     const dup = await call(emu, 'POST', '/cms/events/v1/e1/duplicate', { event: { title: '%@ again' } });
     await call(emu, 'PUT', '/iam/auth/v1/policies/o/organization', { policy: { bindings: [] } }, '');
@@ -40,14 +46,88 @@ describe('the call log', () => {
     await call(emu, 'GET', '/streaming/vods/v1/missing');
 
     expect(emu.calls()).toEqual([
-      { seq: 1, at: expect.any(Number), method: 'GET', path: '/monetization/offers/v1/o1', write: false, status: 200, answered: 1, stored: false },
-      { seq: 2, at: expect.any(Number), method: 'GET', path: '/monetization/offers/v1?project_id=p&page_size=2', write: false, status: 200, answered: 2, stored: false },
-      { seq: 3, at: expect.any(Number), method: 'POST', path: '/monetization/offers/v1', write: true, status: 200, answered: 3, stored: true, created: made.body.offer.id },
-      { seq: 4, at: expect.any(Number), method: 'PATCH', path: '/monetization/offers/v1/o1', write: true, status: 400, answered: 4, stored: false },
-      { seq: 5, at: expect.any(Number), method: 'POST', path: '/cms/events/v1/e1/duplicate', write: true, status: 200, answered: 5, stored: true, created: dup.body.event.id },
-      { seq: 6, at: expect.any(Number), method: 'PUT', path: '/iam/auth/v1/policies/o/organization', write: true, status: 401, answered: 6, stored: false },
-      { seq: 7, at: expect.any(Number), method: 'DELETE', path: '/monetization/offers/v1/o1', write: true, status: 404, answered: 7, stored: false },
-      { seq: 8, at: expect.any(Number), method: 'GET', path: '/streaming/vods/v1/missing', write: false, status: 404, answered: 8, stored: false },
+      {
+        seq: 1,
+        at: expect.any(Number),
+        method: 'GET',
+        path: '/monetization/offers/v1/o1',
+        write: false,
+        status: 200,
+        answered: 1,
+        stored: false,
+      },
+      {
+        seq: 2,
+        at: expect.any(Number),
+        method: 'GET',
+        path: '/monetization/offers/v1?project_id=p&page_size=2',
+        write: false,
+        status: 200,
+        answered: 2,
+        stored: false,
+      },
+      {
+        seq: 3,
+        at: expect.any(Number),
+        method: 'POST',
+        path: '/monetization/offers/v1',
+        write: true,
+        status: 200,
+        answered: 3,
+        stored: true,
+        created: made.body.offer.id,
+      },
+      {
+        seq: 4,
+        at: expect.any(Number),
+        method: 'PATCH',
+        path: '/monetization/offers/v1/o1',
+        write: true,
+        status: 400,
+        answered: 4,
+        stored: false,
+      },
+      {
+        seq: 5,
+        at: expect.any(Number),
+        method: 'POST',
+        path: '/cms/events/v1/e1/duplicate',
+        write: true,
+        status: 200,
+        answered: 5,
+        stored: true,
+        created: dup.body.event.id,
+      },
+      {
+        seq: 6,
+        at: expect.any(Number),
+        method: 'PUT',
+        path: '/iam/auth/v1/policies/o/organization',
+        write: true,
+        status: 401,
+        answered: 6,
+        stored: false,
+      },
+      {
+        seq: 7,
+        at: expect.any(Number),
+        method: 'DELETE',
+        path: '/monetization/offers/v1/o1',
+        write: true,
+        status: 404,
+        answered: 7,
+        stored: false,
+      },
+      {
+        seq: 8,
+        at: expect.any(Number),
+        method: 'GET',
+        path: '/streaming/vods/v1/missing',
+        write: false,
+        status: 404,
+        answered: 8,
+        stored: false,
+      },
     ]);
     expect(emu.writes().map((c) => c.seq)).toEqual([3, 4, 5, 6, 7]);
     // Arrival times are the wall clock's, in order (a rate is read off them).
@@ -73,20 +153,32 @@ describe('the call log', () => {
     expect(calls.map((c) => c.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(calls.every((c) => c.status === 200)).toBe(true);
     expect(new Set(calls.map((c) => c.answered)).size).toBe(20);
-    expect(calls.map((c) => c.path).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `/streaming/vods/v1/v1?i=${i}`).sort());
+    expect(calls.map((c) => c.path).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `/streaming/vods/v1/v1?i=${i}`).sort(),
+    );
   });
 
   it('a faulted request names its fault; a drop has no status; only a drop after the write stored it', async () => {
-    emu = await emulator({ offers: [{ id: 'o1', project_id: 'p' }] }, { faultRate: 1, faultSeed: 3, faultOn: 'writes' });
+    emu = await emulator(
+      { offers: [{ id: 'o1', project_id: 'p' }] },
+      { faultRate: 1, faultSeed: 3, faultOn: 'writes' },
+    );
     const seen: (number | 'dropped')[] = [];
     for (let i = 0; i < 24; i++) {
       seen.push(await outcome(emu, 'GET', '/monetization/offers/v1/o1'));
-      seen.push(await outcome(emu, 'PATCH', '/monetization/offers/v1/o1', { offer: { name: `n${i}` }, update_mask: 'name' }));
+      seen.push(
+        await outcome(emu, 'PATCH', '/monetization/offers/v1/o1', { offer: { name: `n${i}` }, update_mask: 'name' }),
+      );
     }
     const calls = emu.calls();
     expect(calls.map((c) => c.status ?? 'dropped')).toEqual(seen);
     expect(calls.filter((c) => !c.write).every((c) => c.fault === undefined && c.status === 200)).toBe(true);
-    const expected = { unavailable: { status: 503, stored: false }, rate_limited: { status: 429, stored: false }, drop_before: { status: null, stored: false }, drop_after: { status: null, stored: true } };
+    const expected = {
+      unavailable: { status: 503, stored: false },
+      rate_limited: { status: 429, stored: false },
+      drop_before: { status: null, stored: false },
+      drop_after: { status: null, stored: true },
+    };
     const writes = emu.writes();
     expect(writes).toHaveLength(24);
     expect(writes.map((w) => ({ status: w.status, stored: w.stored }))).toEqual(writes.map((w) => expected[w.fault!]));
@@ -99,7 +191,11 @@ describe('the call log', () => {
   it('is bounded: the last calls, a count of those that fell out, and a way to clear it', async () => {
     emu = await emulator({}, { callLogSize: 3 });
     for (let i = 1; i <= 5; i++) await call(emu, 'GET', `/cms/events/v1?n=${i}`);
-    expect(emu.calls().map((c) => [c.seq, c.path])).toEqual([[3, '/cms/events/v1?n=3'], [4, '/cms/events/v1?n=4'], [5, '/cms/events/v1?n=5']]);
+    expect(emu.calls().map((c) => [c.seq, c.path])).toEqual([
+      [3, '/cms/events/v1?n=3'],
+      [4, '/cms/events/v1?n=4'],
+      [5, '/cms/events/v1?n=5'],
+    ]);
     expect(emu.callLog.dropped).toBe(2);
     emu.clearCalls();
     expect(emu.calls()).toEqual([]);
@@ -126,7 +222,22 @@ describe('the call log', () => {
     expect((await call(emu, 'POST', CALLS_PATH, {})).status).toBe(404);
     const res = await call(emu, 'GET', CALLS_PATH);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ calls: [{ seq: 1, at: expect.any(Number), method: 'GET', path: '/cms/events/v1', write: false, status: 200, answered: 1, stored: false }], dropped: 0, capacity: 5 });
+    expect(res.body).toEqual({
+      calls: [
+        {
+          seq: 1,
+          at: expect.any(Number),
+          method: 'GET',
+          path: '/cms/events/v1',
+          write: false,
+          status: 200,
+          answered: 1,
+          stored: false,
+        },
+      ],
+      dropped: 0,
+      capacity: 5,
+    });
     expect(emu.stats).toMatchObject({ reads: 1, writes: 0 });
   });
 });

@@ -12,26 +12,127 @@ describe('forms the platform accepts', () => {
     ['an escape is processed', 'title:a\\:b', [['title', '=', 'a:b']]],
     ['quotes are not part of the value', 'title:"(x)"', [['title', '=', '(x)']]],
     ['and inside quotes is text', 'title:"Rock and roll"', [['title', '=', 'Rock and roll']]],
-    ['implicit AND', `status:${R} type_id:doc`, [['status', '=', R], ['type_id', '=', 'doc']]],
+    [
+      'implicit AND',
+      `status:${R} type_id:doc`,
+      [
+        ['status', '=', R],
+        ['type_id', '=', 'doc'],
+      ],
+    ],
     ['spaces around the colon', `status : ${R}`, [['status', '=', R]]],
-    ['a bracketed list of clauses', '(status:A and type_id:doc)', [['status', '=', 'A'], ['type_id', '=', 'doc']]],
-    ['bracketed clauses side by side', '(status:A) (type_id:doc)', [['status', '=', 'A'], ['type_id', '=', 'doc']]],
+    [
+      'a bracketed list of clauses',
+      '(status:A and type_id:doc)',
+      [
+        ['status', '=', 'A'],
+        ['type_id', '=', 'doc'],
+      ],
+    ],
+    [
+      'bracketed clauses side by side',
+      '(status:A) (type_id:doc)',
+      [
+        ['status', '=', 'A'],
+        ['type_id', '=', 'doc'],
+      ],
+    ],
     ['a value list', 'status:( A OR B )', [['status', 'IN', 'A', 'B']]],
     ['a one-value list is equality', 'status:(A)', [['status', '=', 'A']]],
-    ['not', 'NOT status:A and type_id:doc', [['status', '!=', 'A'], ['type_id', '=', 'doc']]],
+    [
+      'not',
+      'NOT status:A and type_id:doc',
+      [
+        ['status', '!=', 'A'],
+        ['type_id', '=', 'doc'],
+      ],
+    ],
     ['not on a bracketed clause', 'not (status:A)', [['status', '!=', 'A']]],
-    ['ranges on timestamps', 'release_time >= "2026-01-01T00:00:00Z" and release_time < 2026-02-01T00\\:00\\:00+01\\:00',
-      [['release_time', '>=', '2026-01-01T00:00:00Z'], ['release_time', '<', '2026-02-01T00:00:00+01:00']]],
-    ['array containment', 'video_ids >@ (v1 and v2) video_ids<@v1', [['video_ids', '>@', 'v1', 'v2'], ['video_ids', '<@', 'v1']]],
-    ['a bracket ends a clause', 'a:x(b:y) c:(d or e)f:g', [['a', '=', 'x'], ['b', '=', 'y'], ['c', 'IN', 'd', 'e'], ['f', '=', 'g']]],
-    ['tab, CR and LF separate', 'a:1\tb:2\r\nc:"x\ry"', [['a', '=', '1'], ['b', '=', '2'], ['c', '=', 'x\ry']]],
-    ['a field twice', 'a>1 a<5', [['a', '>', '1'], ['a', '<', '5']]],
-    ['75 and words', Array.from({ length: 76 }, (_, k) => `f${k}:${k}`).join(' and '), Array.from({ length: 76 }, (_, k) => [`f${k}`, '=', `${k}`])],
-    ['any number of clauses side by side', Array.from({ length: 200 }, (_, k) => `f${k}:${k}`).join(' '), Array.from({ length: 200 }, (_, k) => [`f${k}`, '=', `${k}`])],
-    ['adjacent pieces make one value', 'title:"x""y"* a:\\and', [['title', '=', 'xy*'], ['a', '=', 'and']]],
-    ['reserved words as escaped text, any case as quoted text', 'a:\\or b:"NOT"', [['a', '=', 'or'], ['b', '=', 'NOT']]],
-    ['true and false are values after a colon', 'a:TRUE b:(true or False)', [['a', '=', 'TRUE'], ['b', 'IN', 'true', 'False']]],
-    ['a bare true or false is a constant clause', '"true" false', [['1', '=', '1'], ['1', '=', '0']]],
+    [
+      'ranges on timestamps',
+      'release_time >= "2026-01-01T00:00:00Z" and release_time < 2026-02-01T00\\:00\\:00+01\\:00',
+      [
+        ['release_time', '>=', '2026-01-01T00:00:00Z'],
+        ['release_time', '<', '2026-02-01T00:00:00+01:00'],
+      ],
+    ],
+    [
+      'array containment',
+      'video_ids >@ (v1 and v2) video_ids<@v1',
+      [
+        ['video_ids', '>@', 'v1', 'v2'],
+        ['video_ids', '<@', 'v1'],
+      ],
+    ],
+    [
+      'a bracket ends a clause',
+      'a:x(b:y) c:(d or e)f:g',
+      [
+        ['a', '=', 'x'],
+        ['b', '=', 'y'],
+        ['c', 'IN', 'd', 'e'],
+        ['f', '=', 'g'],
+      ],
+    ],
+    [
+      'tab, CR and LF separate',
+      'a:1\tb:2\r\nc:"x\ry"',
+      [
+        ['a', '=', '1'],
+        ['b', '=', '2'],
+        ['c', '=', 'x\ry'],
+      ],
+    ],
+    [
+      'a field twice',
+      'a>1 a<5',
+      [
+        ['a', '>', '1'],
+        ['a', '<', '5'],
+      ],
+    ],
+    [
+      '75 and words',
+      Array.from({ length: 76 }, (_, k) => `f${k}:${k}`).join(' and '),
+      Array.from({ length: 76 }, (_, k) => [`f${k}`, '=', `${k}`]),
+    ],
+    [
+      'any number of clauses side by side',
+      Array.from({ length: 200 }, (_, k) => `f${k}:${k}`).join(' '),
+      Array.from({ length: 200 }, (_, k) => [`f${k}`, '=', `${k}`]),
+    ],
+    [
+      'adjacent pieces make one value',
+      'title:"x""y"* a:\\and',
+      [
+        ['title', '=', 'xy*'],
+        ['a', '=', 'and'],
+      ],
+    ],
+    [
+      'reserved words as escaped text, any case as quoted text',
+      'a:\\or b:"NOT"',
+      [
+        ['a', '=', 'or'],
+        ['b', '=', 'NOT'],
+      ],
+    ],
+    [
+      'true and false are values after a colon',
+      'a:TRUE b:(true or False)',
+      [
+        ['a', '=', 'TRUE'],
+        ['b', 'IN', 'true', 'False'],
+      ],
+    ],
+    [
+      'a bare true or false is a constant clause',
+      '"true" false',
+      [
+        ['1', '=', '1'],
+        ['1', '=', '0'],
+      ],
+    ],
     ['a quoted field name keeps its quotes', '"title":x', [['"title"', '=', 'x']]],
     ['an empty value', 'a:""', [['a', '=', '']]],
     ['only white space, as Go trims it, is no filter', ' \v\f\u00a0\u3000', []],
@@ -60,8 +161,16 @@ describe('forms the platform refuses: 400 with the position', () => {
     ['a backslash at the end', 'title:x\\', /invalid escape .* at position 8/],
     ['a field three times', 'a:1 a:2 a:3', /field a is used more than twice at position 9/],
     ['a field three times with and', 'a>1 and a<5 and not a:3', /field a is used more than twice at position 21/],
-    ['more than 75 and words', Array.from({ length: 77 }, (_, k) => `f${k}:${k}`).join(' and '), /more than 75 "and"\/"or" .* at position 813/],
-    ['or words count too', `a:(${Array.from({ length: 77 }, (_, k) => `v${k}`).join(' or ')})`, /more than 75 "and"\/"or" .* at position 523/],
+    [
+      'more than 75 and words',
+      Array.from({ length: 77 }, (_, k) => `f${k}:${k}`).join(' and '),
+      /more than 75 "and"\/"or" .* at position 813/,
+    ],
+    [
+      'or words count too',
+      `a:(${Array.from({ length: 77 }, (_, k) => `v${k}`).join(' or ')})`,
+      /more than 75 "and"\/"or" .* at position 523/,
+    ],
     ['a raw newline in quotes', 'title:"a\nb"', /unterminated quoted string .* at position 7/],
     ['an escaped newline in quotes', 'title:"a\\\nb"', /unterminated quoted string .* at position 7/],
     ['an unterminated quote', 'title:"a', /unterminated quoted string .* at position 7/],
@@ -85,7 +194,11 @@ describe('forms the platform refuses: 400 with the position', () => {
     ['true three times', 'true true true', /field 1 is used more than twice at position 11/],
     // These two crash the library's parser (an index out of range); the emulator refuses them instead.
     ['a lone backslash as a value', 'title:\\', /backslash that escapes nothing .* at position 7/],
-    ['a backslash before a colon at the start of a value', 'title:\\:x', /backslash that escapes nothing .* at position 7/],
+    [
+      'a backslash before a colon at the start of a value',
+      'title:\\:x',
+      /backslash that escapes nothing .* at position 7/,
+    ],
   ])('%s: %j', (_name, input, message) => {
     expect(() => parseFilter(input)).toThrow(message);
   });

@@ -11,15 +11,49 @@ let emu: Emulator;
 beforeAll(async () => {
   emu = await emulator({
     creative_works: [
-      { id: 'c1', project_id: 'p1', type_id: 'doc', title: 'Rock and roll', status: R, release_time: '2026-03-01T00:00:00Z', video_ids: ['v1', 'v2'] },
-      { id: 'c2', project_id: 'p1', type_id: 'doc', title: 'a:b', status: S, release_time: '2026-01-01T00:00:00.5Z', video_ids: ['v1'] },
+      {
+        id: 'c1',
+        project_id: 'p1',
+        type_id: 'doc',
+        title: 'Rock and roll',
+        status: R,
+        release_time: '2026-03-01T00:00:00Z',
+        video_ids: ['v1', 'v2'],
+      },
+      {
+        id: 'c2',
+        project_id: 'p1',
+        type_id: 'doc',
+        title: 'a:b',
+        status: S,
+        release_time: '2026-01-01T00:00:00.5Z',
+        video_ids: ['v1'],
+      },
       { id: 'c3', project_id: 'p1', title: 'cherry', status: R, release_time: '2026-02-01T00:00:00Z', video_ids: [] },
       { id: 'c4', project_id: 'p1', type_id: 'clip', title: '(x)' },
     ],
     events: [
-      { id: 'e1', project_id: 'p1', title: 'one', status: 'EVENT_STATUS_SCHEDULED', start_time: '2026-05-01T18:00:00Z' },
-      { id: 'e2', project_id: 'p1', title: 'two', status: 'EVENT_STATUS_FINISHED', start_time: '2026-05-01T18:00:00.250Z' },
-      { id: 'e3', project_id: 'p1', title: 'three', status: 'EVENT_STATUS_FINISHED', start_time: '2026-05-01T19:59:59.999999999+02:00' },
+      {
+        id: 'e1',
+        project_id: 'p1',
+        title: 'one',
+        status: 'EVENT_STATUS_SCHEDULED',
+        start_time: '2026-05-01T18:00:00Z',
+      },
+      {
+        id: 'e2',
+        project_id: 'p1',
+        title: 'two',
+        status: 'EVENT_STATUS_FINISHED',
+        start_time: '2026-05-01T18:00:00.250Z',
+      },
+      {
+        id: 'e3',
+        project_id: 'p1',
+        title: 'three',
+        status: 'EVENT_STATUS_FINISHED',
+        start_time: '2026-05-01T19:59:59.999999999+02:00',
+      },
       { id: 'e4', project_id: 'p1', title: 'four' },
     ],
     configurations: [
@@ -30,7 +64,10 @@ beforeAll(async () => {
       { id: 'o1', project_id: 'p1', name: 'cheap', priority: 5 },
       { id: 'o2', project_id: 'p1', name: 'dear', priority: '20' },
     ],
-    video_protection_rulesets: [{ id: 'r1', project_id: 'p1', name: 'geo', allowed_domains: ['a.com', 'b.com'] }, { id: 'r2', project_id: 'p1', name: 'open' }],
+    video_protection_rulesets: [
+      { id: 'r1', project_id: 'p1', name: 'geo', allowed_domains: ['a.com', 'b.com'] },
+      { id: 'r2', project_id: 'p1', name: 'open' },
+    ],
   });
 });
 afterAll(() => emu.close());
@@ -100,8 +137,14 @@ describe('events', () => {
   });
 
   it.each([
-    [{ order_by: 'release_time asc' }, /order_by must be one of: title asc, title desc, start_time asc, start_time desc/],
-    [{ filter: 'status:CREATIVE_WORK_STATUS_RELEASED' }, /status takes one of EVENT_STATUS_UNSPECIFIED, .* at position 1$/],
+    [
+      { order_by: 'release_time asc' },
+      /order_by must be one of: title asc, title desc, start_time asc, start_time desc/,
+    ],
+    [
+      { filter: 'status:CREATIVE_WORK_STATUS_RELEASED' },
+      /status takes one of EVENT_STATUS_UNSPECIFIED, .* at position 1$/,
+    ],
   ])('%j is 400', async (query, message) => {
     const res = await list('/cms/events/v1', query);
     expect(res.status).toBe(400);
@@ -115,11 +158,21 @@ describe('the other lists take the same filter', () => {
     ['/streaming/configurations/v1', 'configurations', 'not workflow_id:wf1', ['s1', 's2']],
     ['/streaming/configurations/v1', 'configurations', 'default:true', ['s1']],
     ['/streaming/configurations/v1', 'configurations', 'default:F', ['s2']],
-    ['/streaming/configurations/v1', 'configurations', 'type:(CONFIGURATION_TYPE_TRANSCODER_OVERLAYS or CONFIGURATION_TYPE_AUTOMATED_TAGGING)', ['s2']],
+    [
+      '/streaming/configurations/v1',
+      'configurations',
+      'type:(CONFIGURATION_TYPE_TRANSCODER_OVERLAYS or CONFIGURATION_TYPE_AUTOMATED_TAGGING)',
+      ['s2'],
+    ],
     ['/monetization/offers/v1', 'offers', 'priority >= 10', ['o2']],
     ['/monetization/offers/v1', 'offers', 'priority:05', ['o1']],
     ['/streaming/video_protection/v1/rulesets', 'video_protection_rulesets', 'allowed_domains >@ b.com', ['r1']],
-    ['/streaming/video_protection/v1/rulesets', 'video_protection_rulesets', 'allowed_domains <@ (a.com and b.com and c.com)', ['r1', 'r2']],
+    [
+      '/streaming/video_protection/v1/rulesets',
+      'video_protection_rulesets',
+      'allowed_domains <@ (a.com and b.com and c.com)',
+      ['r1', 'r2'],
+    ],
   ])('%s filter=%s', async (path, key, filter, expected) => {
     expect(await ids(path, key, { filter })).toEqual([200, expected]);
   });

@@ -13,7 +13,32 @@ type Plain = [field: string, op: Operator, ...values: string[]];
 const SPECIAL = '\\():<>"*{}';
 const SEPARATORS = ' \t\r\n';
 const RESERVED = ['and', 'or', 'not', 'true', 'false'];
-const VALUE_BITS = ['a', 'b', 'Z', '0', '9', '.', '-', '_', 'é', '😀', ' ', '\t', '\r', '\v', '\u00a0', ...SPECIAL, '@', '=', ',', 'and', 'OR', 'not', 'true', 'False'];
+const VALUE_BITS = [
+  'a',
+  'b',
+  'Z',
+  '0',
+  '9',
+  '.',
+  '-',
+  '_',
+  'é',
+  '😀',
+  ' ',
+  '\t',
+  '\r',
+  '\v',
+  '\u00a0',
+  ...SPECIAL,
+  '@',
+  '=',
+  ',',
+  'and',
+  'OR',
+  'not',
+  'true',
+  'False',
+];
 const FIELD_START = ['a', 'b', 'c', 'x', 'é', '_', 'Q'];
 const FIELD_BITS = [...FIELD_START, '0', '.', '-', '\u00a0', '\v', ...SPECIAL, '@', '='];
 
@@ -30,10 +55,15 @@ function cases(seed: number) {
   const quoted = (s: string) => `"${s.replace(/[\\"]/g, '\\$&')}"`;
   /** Text that can stand as one unquoted word, escapes included. */
   const wordable = (s: string) =>
-    s !== '' && !SPECIAL.includes(s[0]) && ![...s].some((c) => SEPARATORS.includes(c)) &&
-    (!RESERVED.includes(s.toLowerCase()) || ['true', 'false'].includes(s.toLowerCase()) || ['and', 'or', 'not'].includes(s));
+    s !== '' &&
+    !SPECIAL.includes(s[0]) &&
+    ![...s].some((c) => SEPARATORS.includes(c)) &&
+    (!RESERVED.includes(s.toLowerCase()) ||
+      ['true', 'false'].includes(s.toLowerCase()) ||
+      ['and', 'or', 'not'].includes(s));
   /** One token: a word (a reserved word as `\and`, which the platform reads as the text) or quoted text. */
-  const token = (s: string) => (!wordable(s) || chance(0.3) ? quoted(s) : ['and', 'or', 'not'].includes(s) ? `\\${s}` : escaped(s));
+  const token = (s: string) =>
+    !wordable(s) || chance(0.3) ? quoted(s) : ['and', 'or', 'not'].includes(s) ? `\\${s}` : escaped(s);
   /** After `:`, a range or in a containment list, a value is pieces side by side: `"a b"c*`; a word ends a run. */
   const value = (s: string): string => {
     const cs = [...s]; // cut between characters, never inside a surrogate pair
@@ -43,7 +73,8 @@ function cases(seed: number) {
     if (head === '*' && chance(0.5)) return `*${value(tail)}`;
     return `${quoted(head)}${value(tail)}`;
   };
-  const text = (bits: readonly string[], max: number) => Array.from({ length: int(max + 1) }, () => pick(bits)).join('');
+  const text = (bits: readonly string[], max: number) =>
+    Array.from({ length: int(max + 1) }, () => pick(bits)).join('');
 
   const fields: string[] = [];
   const field = () => {
@@ -53,7 +84,8 @@ function cases(seed: number) {
     fields.push(f);
     return f;
   };
-  const valuesOf = (min: number, max: number) => Array.from({ length: min + int(max - min + 1) }, () => text(VALUE_BITS, 4));
+  const valuesOf = (min: number, max: number) =>
+    Array.from({ length: min + int(max - min + 1) }, () => text(VALUE_BITS, 4));
 
   /** A clause and how it prints; `brackets`: it uses a level of brackets, and then ends with a real `)`. */
   function clause(): { plain: Plain; printed: string; brackets: boolean } {
@@ -69,7 +101,11 @@ function cases(seed: number) {
       const eq = `${name}${sp()}:${sp()}${value(v)}`;
       if (kind === 1) return { plain: [f, '=', v], printed: eq, brackets: false };
       const grouped = chance(0.3);
-      return { plain: [f, '!=', v], printed: grouped ? `${word('not')}${sp()}(${sp()}${eq}${sp()})` : `${word('not')}${sp1()}${eq}`, brackets: grouped };
+      return {
+        plain: [f, '!=', v],
+        printed: grouped ? `${word('not')}${sp()}(${sp()}${eq}${sp()})` : `${word('not')}${sp1()}${eq}`,
+        brackets: grouped,
+      };
     }
     if (kind === 3) {
       const vs = valuesOf(2, 4);
@@ -86,8 +122,13 @@ function cases(seed: number) {
     }
     const op = pick(['<@', '>@'] as const);
     const vs = valuesOf(1, 3);
-    if (vs.length === 1 && chance(0.5)) return { plain: [f, op, ...vs], printed: `${name}${sp()}${op}${sp()}${value(vs[0])}`, brackets: false };
-    return { plain: [f, op, ...vs], printed: `${name}${sp()}${op}${sp()}(${sp()}${vs.map(value).join(`${sp1()}${word('and')}${sp1()}`)}${sp()})`, brackets: true };
+    if (vs.length === 1 && chance(0.5))
+      return { plain: [f, op, ...vs], printed: `${name}${sp()}${op}${sp()}${value(vs[0])}`, brackets: false };
+    return {
+      plain: [f, op, ...vs],
+      printed: `${name}${sp()}${op}${sp()}(${sp()}${vs.map(value).join(`${sp1()}${word('and')}${sp1()}`)}${sp()})`,
+      brackets: true,
+    };
   }
 
   return Array.from({ length: CASES }, () => {
@@ -103,7 +144,9 @@ function cases(seed: number) {
     }
     const explicit = chance(0.5);
     const wrapEach = chance(0.2);
-    const parts = chosen.map((c) => (wrapEach && !c.brackets ? { ...c, printed: `(${sp()}${c.printed}${sp()})`, brackets: true } : c));
+    const parts = chosen.map((c) =>
+      wrapEach && !c.brackets ? { ...c, printed: `(${sp()}${c.printed}${sp()})`, brackets: true } : c,
+    );
     // Between two clauses: a separator, or nothing next to a bracket (an escaped `\)` ending a value is no bracket);
     // `and` needs a separator on each side that has no bracket.
     const body = parts.reduce((out, c, k) => {
@@ -112,7 +155,8 @@ function cases(seed: number) {
       if (!explicit) return `${out}${closes || opens ? sp() : sp1()}${c.printed}`;
       return `${out}${closes ? sp() : sp1()}${word('and')}${opens ? sp() : sp1()}${c.printed}`;
     }, '');
-    const wrapAll = (explicit || parts.length === 1) && parts.length > 0 && !parts.some((c) => c.brackets) && chance(0.3);
+    const wrapAll =
+      (explicit || parts.length === 1) && parts.length > 0 && !parts.some((c) => c.brackets) && chance(0.3);
     return { plain: chosen.map((c) => c.plain), filter: `${sp()}${wrapAll ? `(${sp()}${body}${sp()})` : body}${sp()}` };
   });
 }
@@ -127,7 +171,9 @@ describe('filter round trip', () => {
       }
     };
     // Only the cases that do not come back, so that a failure shows them and nothing else.
-    const lost = cases(SEED).map((c) => ({ ...c, back: readBack(c.filter) })).filter((c) => JSON.stringify(c.back) !== JSON.stringify(c.plain));
+    const lost = cases(SEED)
+      .map((c) => ({ ...c, back: readBack(c.filter) }))
+      .filter((c) => JSON.stringify(c.back) !== JSON.stringify(c.plain));
     expect(lost).toEqual([]);
   });
 });

@@ -7,7 +7,11 @@ import { parseFilter } from '../../src/emulator/filter-parse.js';
 
 /** A token as `kind:value`; word and quoted are one kind there, `string`, with escapes replaced. */
 const shown = (t: Token) =>
-  t.kind === 'word' || t.kind === 'quoted' ? `string:${t.value}` : t.text === t.kind || t.kind === 'eof' ? t.kind : `${t.kind}:${t.text}`;
+  t.kind === 'word' || t.kind === 'quoted'
+    ? `string:${t.value}`
+    : t.text === t.kind || t.kind === 'eof'
+      ? t.kind
+      : `${t.kind}:${t.text}`;
 /** Clauses as `[field, operator, ...values]`. */
 const clauses = (input: string) => parseFilter(input).map((c) => [c.field, c.op, ...c.values]);
 

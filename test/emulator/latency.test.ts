@@ -13,11 +13,14 @@ afterEach(async () => {
 });
 
 /** A GET over node:http (it uses no global setTimeout, so every faked timer is the emulator's); its status. */
-const get = (e: Emulator, path: string) => new Promise<number>((done, fail) => {
-  request(`${e.url}${path}`, { headers: { authorization: 'Bearer dev-token' } }, (res) => {
-    res.resume().on('end', () => done(res.statusCode!));
-  }).on('error', fail).end();
-});
+const get = (e: Emulator, path: string) =>
+  new Promise<number>((done, fail) => {
+    request(`${e.url}${path}`, { headers: { authorization: 'Bearer dev-token' } }, (res) => {
+      res.resume().on('end', () => done(res.statusCode!));
+    })
+      .on('error', fail)
+      .end();
+  });
 /** One turn of the real event loop (setImmediate is not faked): sockets move on, the emulator's clock does not. */
 const turn = () => new Promise((r) => setImmediate(r));
 
@@ -41,11 +44,16 @@ async function answersAfter(e: Emulator, ms: number, paths: string[]) {
   return { waiting, early, onTime, statuses: await statuses };
 }
 
-it('--latency holds every answer for that long on the emulator\'s clock, never less (a millisecond early would flatter every client by 5%)', async () => {
+it("--latency holds every answer for that long on the emulator's clock, never less (a millisecond early would flatter every client by 5%)", async () => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
   emu = await emulator({ vods: [{ id: 'v1', name: 'x' }] }, { latencyMs: 20 });
   const paths = Array.from({ length: 40 }, (_, i) => (i % 2 ? '/cms/events/v1' : '/streaming/vods/v1/v1'));
-  expect(await answersAfter(emu, 20, paths)).toEqual({ waiting: 40, early: 0, onTime: 40, statuses: paths.map(() => 200) });
+  expect(await answersAfter(emu, 20, paths)).toEqual({
+    waiting: 40,
+    early: 0,
+    onTime: 40,
+    statuses: paths.map(() => 200),
+  });
 });
 
 it('latency can be changed while running (the benchmark warms the emulator up without it)', async () => {

@@ -9,8 +9,23 @@ let emu: Emulator;
 beforeAll(async () => {
   emu = await emulator({
     creative_works: [
-      { id: 'c1', project_id: 'p1', type_id: 'doc', title: 'banana', status: R, release_time: '2026-03-01T00:00:00Z', description: 'about the final' },
-      { id: 'c2', project_id: 'p1', type_id: 'doc', title: 'Apple final', status: S, release_time: '2026-01-01T00:00:00Z' },
+      {
+        id: 'c1',
+        project_id: 'p1',
+        type_id: 'doc',
+        title: 'banana',
+        status: R,
+        release_time: '2026-03-01T00:00:00Z',
+        description: 'about the final',
+      },
+      {
+        id: 'c2',
+        project_id: 'p1',
+        type_id: 'doc',
+        title: 'Apple final',
+        status: S,
+        release_time: '2026-01-01T00:00:00Z',
+      },
       { id: 'c3', project_id: 'p1', title: 'cherry', status: R, release_time: '2026-02-01T00:00:00Z' },
       { id: 'c4', project_id: 'p2', type_id: 'doc', title: 'Date', status: R },
       { id: 'c5', project_id: 'p1', type_id: 'clip', title: 'elder', status: R, description: 'Final highlights' },
@@ -65,7 +80,11 @@ describe('creative works list', () => {
     let token = '';
     let pages = 0;
     do {
-      const res = await call(emu, 'GET', `/cms/creative_works/v1?page_size=2&order_by=title%20asc${token ? `&page_token=${token}` : ''}`);
+      const res = await call(
+        emu,
+        'GET',
+        `/cms/creative_works/v1?page_size=2&order_by=title%20asc${token ? `&page_token=${token}` : ''}`,
+      );
       seen.push(...res.body.creative_works.map((c: { id: string }) => c.id));
       token = res.body.next_page_token;
       pages++;
@@ -76,7 +95,11 @@ describe('creative works list', () => {
 
   it('a token is bound to its query', async () => {
     const first = await call(emu, 'GET', '/cms/creative_works/v1?page_size=1&project_id=p1');
-    const other = await call(emu, 'GET', `/cms/creative_works/v1?page_size=1&project_id=p2&page_token=${first.body.next_page_token}`);
+    const other = await call(
+      emu,
+      'GET',
+      `/cms/creative_works/v1?page_size=1&project_id=p2&page_token=${first.body.next_page_token}`,
+    );
     expect(other.status).toBe(400);
   });
 
@@ -98,15 +121,23 @@ describe('creative works list', () => {
 describe('other lists', () => {
   it('configurations, offers, rulesets and events list by project with paging', async () => {
     const e = await emulator({
-      configurations: [{ id: 'a', project_id: 'p1', name: 'A' }, { id: 'b', project_id: 'p2', name: 'B' }],
+      configurations: [
+        { id: 'a', project_id: 'p1', name: 'A' },
+        { id: 'b', project_id: 'p2', name: 'B' },
+      ],
       offers: [{ id: 'o1', project_id: 'p1' }],
       video_protection_rulesets: [{ id: 'v1', project_id: 'p1' }],
       events: [{ id: 'e1', project_id: 'p1' }],
     });
     try {
-      expect((await call(e, 'GET', '/streaming/configurations/v1?project_id=p1')).body).toMatchObject({ configurations: [{ id: 'a' }], next_page_token: '' });
+      expect((await call(e, 'GET', '/streaming/configurations/v1?project_id=p1')).body).toMatchObject({
+        configurations: [{ id: 'a' }],
+        next_page_token: '',
+      });
       expect((await call(e, 'GET', '/monetization/offers/v1?project_id=p1')).body.offers.length).toBe(1);
-      expect((await call(e, 'GET', '/streaming/video_protection/v1/rulesets')).body.video_protection_rulesets.length).toBe(1);
+      expect(
+        (await call(e, 'GET', '/streaming/video_protection/v1/rulesets')).body.video_protection_rulesets.length,
+      ).toBe(1);
       expect((await call(e, 'GET', '/cms/events/v1?project_id=p2')).body.events).toEqual([]);
     } finally {
       await e.close();

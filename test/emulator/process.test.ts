@@ -57,8 +57,12 @@ describe('seed errors', () => {
 
   it('bad flags are errors, not a server', async () => {
     const dir = tmp();
-    expect((await runCli(['emulator', '--fault-rate', '2'], { cwd: dir })).stderr).toMatch(/--fault-rate must be a number from 0 to 1/);
-    expect((await runCli(['emulator', '--seed', 'missing.yaml'], { cwd: dir })).stderr).toMatch(/cannot read seed file missing.yaml: ENOENT/);
+    expect((await runCli(['emulator', '--fault-rate', '2'], { cwd: dir })).stderr).toMatch(
+      /--fault-rate must be a number from 0 to 1/,
+    );
+    expect((await runCli(['emulator', '--seed', 'missing.yaml'], { cwd: dir })).stderr).toMatch(
+      /cannot read seed file missing.yaml: ENOENT/,
+    );
   });
 });
 
@@ -76,11 +80,16 @@ describe('the emulator command', () => {
 describe('fault injection', () => {
   it('fails about the given share of requests, reproducibly with a seed, in all four ways', async () => {
     const outcomes = async () => {
-      const e = await emulator({ offers: [{ id: 'o1', project_id: 'p' }] }, { faultRate: 0.5, faultSeed: 42, retryAfter: 7 });
+      const e = await emulator(
+        { offers: [{ id: 'o1', project_id: 'p' }] },
+        { faultRate: 0.5, faultSeed: 42, retryAfter: 7 },
+      );
       const seen: string[] = [];
       for (let i = 0; i < 200; i++) {
         try {
-          const res = await fetch(`${e.url}/monetization/offers/v1/o1`, { headers: { authorization: 'Bearer dev-token', connection: 'close' } });
+          const res = await fetch(`${e.url}/monetization/offers/v1/o1`, {
+            headers: { authorization: 'Bearer dev-token', connection: 'close' },
+          });
           seen.push(res.status === 429 ? `429:${res.headers.get('retry-after')}` : String(res.status));
           await res.arrayBuffer();
         } catch {
@@ -110,10 +119,15 @@ describe('fault injection', () => {
     for (let seed = 1; seed < 500 && !found; seed++) {
       const e = await emulator({ offers: [{ id: 'o1', project_id: 'p' }] }, { faultRate: 1, faultSeed: seed });
       const client = await fetch(`${e.url}/monetization/offers/v1/o1`, {
-        method: 'PATCH', headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json' },
+        method: 'PATCH',
+        headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json' },
         body: JSON.stringify({ offer: { name: 'written' }, update_mask: 'name' }),
-      }).then(() => 'answered', () => 'dropped');
-      if (e.stats.faults.drop_after === 1) found = { client, stored: e.store.collections.get('offers')!.get('o1')!.name };
+      }).then(
+        () => 'answered',
+        () => 'dropped',
+      );
+      if (e.stats.faults.drop_after === 1)
+        found = { client, stored: e.store.collections.get('offers')!.get('o1')!.name };
       await e.close();
     }
     expect(found).toEqual({ client: 'dropped', stored: 'written' });

@@ -11,7 +11,9 @@ beforeEach(async () => {
     standing_phases: [{ id: 'sp1', project_id: 'p1' }],
     creative_works: [{ id: 'cw1', project_id: 'p1', title: 'A' }],
     rtmp_ingests: [{ id: 'ing1', project_id: 'p1', key: 'sk_1', name: 'Cam' }],
-    configurations: [{ id: 'cfg1', project_id: 'p1', name: 'HD', type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: true }],
+    configurations: [
+      { id: 'cfg1', project_id: 'p1', name: 'HD', type: 'CONFIGURATION_TYPE_TRANSCODER_STREAMS', default: true },
+    ],
     video_protection_rulesets: [{ id: 'vpr1', project_id: 'p1', name: 'Geo' }],
     vods: [{ id: 'vod1', project_id: 'p1', name: 'Replay', state: 'STATE_READY' }],
     banners: [{ id: 'b1', project_id: 'p1', name: 'Hero' }],
@@ -44,10 +46,20 @@ describe('reads in the live API style', () => {
   it('emits unset fields as zero values and null, nested ones too, int64 as strings', async () => {
     const { body } = await call(emu, 'GET', '/monetization/offers/v1/off1');
     expect(body.offer).toMatchObject({
-      priority: '5', concurrency_limit: '0', billing_partner_offer_id: '', applies_to_all: false, target: null,
-      localized_title: {}, visibility: 'VISIBILITY_UNSPECIFIED',
+      priority: '5',
+      concurrency_limit: '0',
+      billing_partner_offer_id: '',
+      applies_to_all: false,
+      target: null,
+      localized_title: {},
+      visibility: 'VISIBILITY_UNSPECIFIED',
     });
-    expect(body.offer.offer_prices[0]).toMatchObject({ price: { currency_code: '', units: '4', nanos: 0 }, msrp_price: null, billing_period: 'BILLING_PERIOD_UNSPECIFIED', priority: '0' });
+    expect(body.offer.offer_prices[0]).toMatchObject({
+      price: { currency_code: '', units: '4', nanos: 0 },
+      msrp_price: null,
+      billing_period: 'BILLING_PERIOD_UNSPECIFIED',
+      priority: '0',
+    });
   });
 
   it('normalises timestamps to UTC', async () => {
@@ -78,7 +90,11 @@ describe('creates', () => {
   it.each([
     ['/monetization/offers/v1', 'offer', { project_id: 'p1', name: 'New' }],
     ['/cms/standing_phases/v1', 'standing_phase', { project_id: 'p1' }],
-    ['/streaming/configurations/v1', 'configuration', { project_id: 'p1', name: 'Tags', type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' }],
+    [
+      '/streaming/configurations/v1',
+      'configuration',
+      { project_id: 'p1', name: 'Tags', type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' },
+    ],
     ['/streaming/video_protection/v1/rulesets', 'video_protection_ruleset', { project_id: 'p1', name: 'Strict' }],
   ])('POST %s takes top-level fields and answers the wrapped resource', async (path, wrapper, body) => {
     const res = await call(emu, 'POST', path, { ...body, id: 'mine' });
@@ -95,10 +111,17 @@ describe('creates', () => {
 
   it('duplicates an event: copy, masked fields applied, %@ is the original value', async () => {
     const res = await call(emu, 'POST', '/cms/events/v1/e1/duplicate', {
-      event_id: 'e1', event: { title: '%@ (replay)', description: 'ignored' }, update_mask: 'title',
+      event_id: 'e1',
+      event: { title: '%@ (replay)', description: 'ignored' },
+      update_mask: 'title',
     });
     expect(res.status).toBe(200);
-    expect(res.body.event).toMatchObject({ title: 'Final (replay)', description: '', start_time: '2026-06-01T18:00:00Z', project_id: 'p1' });
+    expect(res.body.event).toMatchObject({
+      title: 'Final (replay)',
+      description: '',
+      start_time: '2026-06-01T18:00:00Z',
+      project_id: 'p1',
+    });
     expect(res.body.event.id).not.toBe('e1');
     expect(res.body.event.create_time).toMatch(/Z$/);
   });
@@ -112,11 +135,31 @@ describe('creates', () => {
 describe('updates', () => {
   it.each([
     ['/monetization/offers/v1/off1', { offer_id: 'off1', offer: { name: 'X' }, update_mask: 'name' }, 'offer'],
-    ['/cms/standing_phases/v1/sp1', { standing_phase_id: 'sp1', standing_phase: { localized_name: { en: 'X' } }, update_mask: 'localized_name' }, 'standing_phase'],
-    ['/cms/creative_works/v1/cw1', { creative_work_id: 'cw1', creative_work_update: { title: 'X' }, update_mask: 'title' }, 'creative_work'],
-    ['/streaming/rtmp_ingests/v1/ing1', { rtmp_ingest_id: 'ing1', rtmp_ingest: { name: 'X' }, update_mask: 'name' }, 'rtmp_ingest'],
-    ['/streaming/configurations/v1/cfg1', { configuration_id: 'cfg1', configuration: { name: 'X' }, update_mask: 'name' }, 'configuration'],
-    ['/streaming/video_protection/v1/rulesets/vpr1', { video_protection_ruleset_id: 'vpr1', video_protection_ruleset: { name: 'X' }, update_mask: 'name' }, 'video_protection_ruleset'],
+    [
+      '/cms/standing_phases/v1/sp1',
+      { standing_phase_id: 'sp1', standing_phase: { localized_name: { en: 'X' } }, update_mask: 'localized_name' },
+      'standing_phase',
+    ],
+    [
+      '/cms/creative_works/v1/cw1',
+      { creative_work_id: 'cw1', creative_work_update: { title: 'X' }, update_mask: 'title' },
+      'creative_work',
+    ],
+    [
+      '/streaming/rtmp_ingests/v1/ing1',
+      { rtmp_ingest_id: 'ing1', rtmp_ingest: { name: 'X' }, update_mask: 'name' },
+      'rtmp_ingest',
+    ],
+    [
+      '/streaming/configurations/v1/cfg1',
+      { configuration_id: 'cfg1', configuration: { name: 'X' }, update_mask: 'name' },
+      'configuration',
+    ],
+    [
+      '/streaming/video_protection/v1/rulesets/vpr1',
+      { video_protection_ruleset_id: 'vpr1', video_protection_ruleset: { name: 'X' }, update_mask: 'name' },
+      'video_protection_ruleset',
+    ],
     ['/streaming/vods/v1/vod1', { vod_id: 'vod1', vod: { name: 'X' }, update_mask: 'name' }, 'vod'],
     ['/cms/banners/v1/b1', { banner_id: 'b1', banner_update: { name: 'X' }, update_mask: 'name' }, 'banner'],
     ['/cms/events/v1/e1', { event_id: 'e1', event_update: { title: 'X' }, update_mask: 'title' }, 'event'],
@@ -128,17 +171,33 @@ describe('updates', () => {
   });
 
   it('PATCH /cms/types/v1 names the type in the body', async () => {
-    const res = await call(emu, 'PATCH', '/cms/types/v1', { base_type: 'BASE_TYPE_EVENT', type: { id: 'ct1', name: 'Game' }, update_mask: 'name' });
+    const res = await call(emu, 'PATCH', '/cms/types/v1', {
+      base_type: 'BASE_TYPE_EVENT',
+      type: { id: 'ct1', name: 'Game' },
+      update_mask: 'name',
+    });
     expect(res.body.type).toMatchObject({ id: 'ct1', name: 'Game', project_id: 'p1' });
     expect((await call(emu, 'PATCH', '/cms/types/v1', { type: { name: 'x' }, update_mask: 'name' })).status).toBe(400);
   });
 
   it('a path in the mask absent from the body clears the field; a parent path replaces the whole message', async () => {
-    await call(emu, 'PATCH', '/cms/events/v1/e1', { event_id: 'e1', event_update: { physical_location: { venue: 'A', city: 'B' } }, update_mask: 'physical_location' });
-    await call(emu, 'PATCH', '/cms/events/v1/e1', { event_id: 'e1', event_update: { physical_location: { city: 'C' } }, update_mask: 'physical_location.city' });
+    await call(emu, 'PATCH', '/cms/events/v1/e1', {
+      event_id: 'e1',
+      event_update: { physical_location: { venue: 'A', city: 'B' } },
+      update_mask: 'physical_location',
+    });
+    await call(emu, 'PATCH', '/cms/events/v1/e1', {
+      event_id: 'e1',
+      event_update: { physical_location: { city: 'C' } },
+      update_mask: 'physical_location.city',
+    });
     let { body } = await call(emu, 'GET', '/cms/events/v1/e1');
     expect(body.event.physical_location).toMatchObject({ venue: 'A', city: 'C' });
-    await call(emu, 'PATCH', '/cms/events/v1/e1', { event_id: 'e1', event_update: { physical_location: { city: 'D' } }, update_mask: 'physical_location' });
+    await call(emu, 'PATCH', '/cms/events/v1/e1', {
+      event_id: 'e1',
+      event_update: { physical_location: { city: 'D' } },
+      update_mask: 'physical_location',
+    });
     ({ body } = await call(emu, 'GET', '/cms/events/v1/e1'));
     expect(body.event.physical_location).toMatchObject({ venue: '', city: 'D' });
     await call(emu, 'PATCH', '/cms/events/v1/e1', { event_id: 'e1', event_update: {}, update_mask: 'title' });
@@ -168,12 +227,17 @@ describe('updates', () => {
   });
 
   it('a read-only field in an ingest mask is 400; the key is never writable', async () => {
-    const res = await call(emu, 'PATCH', '/streaming/rtmp_ingests/v1/ing1', { rtmp_ingest: { key: 'x' }, update_mask: 'key' });
+    const res = await call(emu, 'PATCH', '/streaming/rtmp_ingests/v1/ing1', {
+      rtmp_ingest: { key: 'x' },
+      update_mask: 'key',
+    });
     expect(res.status).toBe(400);
     expect((await call(emu, 'GET', '/streaming/rtmp_ingests/v1/ing1')).body.rtmp_ingest.key).toBe('sk_1');
   });
 
   it('PATCH of a missing resource is 404', async () => {
-    expect((await call(emu, 'PATCH', '/streaming/vods/v1/nope', { vod: { name: 'x' }, update_mask: 'name' })).status).toBe(404);
+    expect(
+      (await call(emu, 'PATCH', '/streaming/vods/v1/nope', { vod: { name: 'x' }, update_mask: 'name' })).status,
+    ).toBe(404);
   });
 });

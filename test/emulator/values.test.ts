@@ -17,24 +17,99 @@ beforeEach(async () => {
 afterEach(() => emu.close());
 
 /** What the emulator holds, as its reads and lists answer it. */
-const stored = async () => Promise.all(['/monetization/offers/v1?project_id=p1', '/streaming/configurations/v1/cfg1',
-  '/streaming/video_protection/v1/rulesets/vpr1', '/cms/events/v1/e1', '/iam/auth/v1/policies/p1/p1/project'].map(async (p) => (await call(emu, 'GET', p)).body));
-const price = (p: object) => ({ offer_id: 'off1', offer: { offer_prices: [{ price: p }] }, update_mask: 'offer_prices' });
-const invalid = (message: RegExp) => ({ status: 400, body: { code: 'invalid_argument', message: expect.stringMatching(message) } });
+const stored = async () =>
+  Promise.all(
+    [
+      '/monetization/offers/v1?project_id=p1',
+      '/streaming/configurations/v1/cfg1',
+      '/streaming/video_protection/v1/rulesets/vpr1',
+      '/cms/events/v1/e1',
+      '/iam/auth/v1/policies/p1/p1/project',
+    ].map(async (p) => (await call(emu, 'GET', p)).body),
+  );
+const price = (p: object) => ({
+  offer_id: 'off1',
+  offer: { offer_prices: [{ price: p }] },
+  update_mask: 'offer_prices',
+});
+const invalid = (message: RegExp) => ({
+  status: 400,
+  body: { code: 'invalid_argument', message: expect.stringMatching(message) },
+});
 
 describe('writes the platform refuses', () => {
   it.each([
-    ['nanos beyond one unit', 'PATCH', '/monetization/offers/v1/off1', price({ currency_code: 'GBP', units: '4', nanos: 4900000000 }), /nanos 4900000000 is outside/],
-    ['nanos and units of different signs', 'PATCH', '/monetization/offers/v1/off1', price({ currency_code: 'EUR', units: '9', nanos: -10 }), /different signs/],
-    ['a currency code outside ISO 4217', 'POST', '/monetization/offers/v1', { project_id: 'p1', offer_prices: [{ price: { currency_code: 'GBPP', units: '4' } }] }, /currency_code: invalid value "GBPP"/],
-    ['a country code outside ISO 3166-1 alpha-2', 'PATCH', '/streaming/video_protection/v1/rulesets/vpr1',
-      { video_protection_ruleset_id: 'vpr1', video_protection_ruleset: { geo_restrictions_allow: { country_codes: ['NL', 'XX'] } }, update_mask: 'geo_restrictions_allow' }, /country_codes\[1\]: invalid value "XX"/],
-    ['a venue country code', 'PATCH', '/cms/events/v1/e1', { event_id: 'e1', event_update: { physical_location: { country_code: 'NLD' } }, update_mask: 'physical_location' }, /invalid value "NLD"/],
-    ['a value a closed enum does not have', 'PATCH', '/streaming/configurations/v1/cfg1',
-      { configuration_id: 'cfg1', configuration: { type: 'CONFIGURATION_TYPE_LIVE' }, update_mask: 'type' }, /type: invalid value "CONFIGURATION_TYPE_LIVE"/],
-    ['a resource key of two ids', 'PUT', '/iam/auth/v1/policies/org1/proj1', { policy: { bindings: [] } }, /malformed resource_key "org1\/proj1"/],
-    ['a resource key whose type is not a lower-case word', 'PUT', '/iam/auth/v1/policies/e1/p1/Event', { policy: { bindings: [] } }, /malformed resource_key/],
-    ['a project key naming two projects', 'PUT', '/iam/auth/v1/policies/p1/p2/project', { policy: { bindings: [] } }, /names two projects/],
+    [
+      'nanos beyond one unit',
+      'PATCH',
+      '/monetization/offers/v1/off1',
+      price({ currency_code: 'GBP', units: '4', nanos: 4900000000 }),
+      /nanos 4900000000 is outside/,
+    ],
+    [
+      'nanos and units of different signs',
+      'PATCH',
+      '/monetization/offers/v1/off1',
+      price({ currency_code: 'EUR', units: '9', nanos: -10 }),
+      /different signs/,
+    ],
+    [
+      'a currency code outside ISO 4217',
+      'POST',
+      '/monetization/offers/v1',
+      { project_id: 'p1', offer_prices: [{ price: { currency_code: 'GBPP', units: '4' } }] },
+      /currency_code: invalid value "GBPP"/,
+    ],
+    [
+      'a country code outside ISO 3166-1 alpha-2',
+      'PATCH',
+      '/streaming/video_protection/v1/rulesets/vpr1',
+      {
+        video_protection_ruleset_id: 'vpr1',
+        video_protection_ruleset: { geo_restrictions_allow: { country_codes: ['NL', 'XX'] } },
+        update_mask: 'geo_restrictions_allow',
+      },
+      /country_codes\[1\]: invalid value "XX"/,
+    ],
+    [
+      'a venue country code',
+      'PATCH',
+      '/cms/events/v1/e1',
+      {
+        event_id: 'e1',
+        event_update: { physical_location: { country_code: 'NLD' } },
+        update_mask: 'physical_location',
+      },
+      /invalid value "NLD"/,
+    ],
+    [
+      'a value a closed enum does not have',
+      'PATCH',
+      '/streaming/configurations/v1/cfg1',
+      { configuration_id: 'cfg1', configuration: { type: 'CONFIGURATION_TYPE_LIVE' }, update_mask: 'type' },
+      /type: invalid value "CONFIGURATION_TYPE_LIVE"/,
+    ],
+    [
+      'a resource key of two ids',
+      'PUT',
+      '/iam/auth/v1/policies/org1/proj1',
+      { policy: { bindings: [] } },
+      /malformed resource_key "org1\/proj1"/,
+    ],
+    [
+      'a resource key whose type is not a lower-case word',
+      'PUT',
+      '/iam/auth/v1/policies/e1/p1/Event',
+      { policy: { bindings: [] } },
+      /malformed resource_key/,
+    ],
+    [
+      'a project key naming two projects',
+      'PUT',
+      '/iam/auth/v1/policies/p1/p2/project',
+      { policy: { bindings: [] } },
+      /names two projects/,
+    ],
   ])('%s: 400, nothing stored', async (_, method, path, body, message) => {
     const before = await stored();
     expect(await call(emu, method, path, body)).toMatchObject(invalid(message));
@@ -42,11 +117,32 @@ describe('writes the platform refuses', () => {
   });
 
   it.each([
-    ['a negative amount', 'PATCH', '/monetization/offers/v1/off1', price({ currency_code: 'USD', units: '-1', nanos: -500000000 })],
-    ['country codes', 'PATCH', '/streaming/video_protection/v1/rulesets/vpr1',
-      { video_protection_ruleset_id: 'vpr1', video_protection_ruleset: { geo_restrictions_allow: { country_codes: ['NL', 'GB'] } }, update_mask: 'geo_restrictions_allow' }],
-    ['a known value of a closed enum', 'PATCH', '/streaming/configurations/v1/cfg1',
-      { configuration_id: 'cfg1', configuration: { type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' }, update_mask: 'type' }],
+    [
+      'a negative amount',
+      'PATCH',
+      '/monetization/offers/v1/off1',
+      price({ currency_code: 'USD', units: '-1', nanos: -500000000 }),
+    ],
+    [
+      'country codes',
+      'PATCH',
+      '/streaming/video_protection/v1/rulesets/vpr1',
+      {
+        video_protection_ruleset_id: 'vpr1',
+        video_protection_ruleset: { geo_restrictions_allow: { country_codes: ['NL', 'GB'] } },
+        update_mask: 'geo_restrictions_allow',
+      },
+    ],
+    [
+      'a known value of a closed enum',
+      'PATCH',
+      '/streaming/configurations/v1/cfg1',
+      {
+        configuration_id: 'cfg1',
+        configuration: { type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' },
+        update_mask: 'type',
+      },
+    ],
     ['a project key', 'PUT', '/iam/auth/v1/policies/p1/p1/project', { policy: { bindings: [] } }],
     ['an event key', 'PUT', '/iam/auth/v1/policies/e1/p1/event', { policy: { bindings: [] } }],
   ])('accepts %s', async (_, method, path, body) => {
@@ -54,7 +150,16 @@ describe('writes the platform refuses', () => {
   });
 
   it('refuses a seed holding a value the platform refuses', async () => {
-    await expect(emulator({ offers: [{ id: 'o', project_id: 'p', offer_prices: [{ price: { currency_code: 'EUR', units: '9', nanos: 1990000000 } }] }] }))
-      .rejects.toThrow(/nanos 1990000000 is outside/);
+    await expect(
+      emulator({
+        offers: [
+          {
+            id: 'o',
+            project_id: 'p',
+            offer_prices: [{ price: { currency_code: 'EUR', units: '9', nanos: 1990000000 } }],
+          },
+        ],
+      }),
+    ).rejects.toThrow(/nanos 1990000000 is outside/);
   });
 });

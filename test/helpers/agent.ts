@@ -16,7 +16,11 @@ export interface RunningAgent {
   stop(): Promise<number>;
 }
 
-export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, limitMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  limitMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const v = await probe();
@@ -26,21 +30,42 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
   }
 }
 
-export async function startAgent(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<RunningAgent> {
+export async function startAgent(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> },
+): Promise<RunningAgent> {
   let stderr = '';
   let stop!: () => void;
-  const stopped = new Promise<void>((r) => { stop = r; });
-  const running = main(['agent', '--listen', '127.0.0.1:0', '--log-format', 'json', ...args], {
-    out: (t) => { stderr += t; },
-    err: (t) => { stderr += t; },
-    env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
-    cwd: opts.cwd,
-    isTTY: false,
-  }, stopped);
-  const logs = () => stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const stopped = new Promise<void>((r) => {
+    stop = r;
+  });
+  const running = main(
+    ['agent', '--listen', '127.0.0.1:0', '--log-format', 'json', ...args],
+    {
+      out: (t) => {
+        stderr += t;
+      },
+      err: (t) => {
+        stderr += t;
+      },
+      env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
+      cwd: opts.cwd,
+      isTTY: false,
+    },
+    stopped,
+  );
+  const logs = () =>
+    stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
   let exited: number | undefined;
-  void running.then((c) => { exited = c; });
-  const started = await until('the agent to start', () => exited !== undefined ? { exited } : logs().find((l) => l.msg === 'agent started'));
+  void running.then((c) => {
+    exited = c;
+  });
+  const started = await until('the agent to start', () =>
+    exited !== undefined ? { exited } : logs().find((l) => l.msg === 'agent started'),
+  );
   if ('exited' in started) throw new Error(`the agent exited with ${started.exited}: ${stderr}`);
   const url = started.listen as string;
   return {
@@ -48,7 +73,10 @@ export async function startAgent(args: string[], opts: { cwd: string; env?: Reco
     logs,
     text: () => stderr,
     status: async () => (await fetch(`${url}/status`)).json() as Promise<Record<string, any>>,
-    stop: () => { stop(); return running; },
+    stop: () => {
+      stop();
+      return running;
+    },
   };
 }
 
@@ -65,7 +93,10 @@ export function agentsPerTest(current: () => Emulator | undefined, forget: () =>
     forget();
   });
   const agent = async (repo: string, cwd: string, ...extra: string[]) => {
-    const a = await startAgent(['--repo', repo, '--path', 'platform', '--base-url', current()!.url, '--interval', '200ms', ...extra], { cwd });
+    const a = await startAgent(
+      ['--repo', repo, '--path', 'platform', '--base-url', current()!.url, '--interval', '200ms', ...extra],
+      { cwd },
+    );
     agents.push(a);
     return a;
   };
@@ -73,5 +104,9 @@ export function agentsPerTest(current: () => Emulator | undefined, forget: () =>
 }
 
 export const offer = (name: string, title = name) => ({ kind: 'Offer', name, spec: { project_id: 'p', name: title } });
-export const offers = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []] as { id: string; name: string }[];
-export const titles = (e: Emulator) => offers(e).map((o) => o.name).sort();
+export const offers = (e: Emulator) =>
+  [...(e.store.collections.get('offers')?.values() ?? [])] as { id: string; name: string }[];
+export const titles = (e: Emulator) =>
+  offers(e)
+    .map((o) => o.name)
+    .sort();

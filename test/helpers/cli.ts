@@ -12,12 +12,19 @@ export interface CliRun {
 }
 
 /** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
-export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean }): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean },
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(args, {
-    out: (t) => { stdout += t; },
-    err: (t) => { stderr += t; },
+    out: (t) => {
+      stdout += t;
+    },
+    err: (t) => {
+      stderr += t;
+    },
     env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
@@ -35,8 +42,12 @@ export function testdir(files: Record<string, string | object | object[]>): stri
   for (const [path, content] of Object.entries(files)) {
     const full = join(dir, path);
     mkdirSync(dirname(full), { recursive: true });
-    const text = typeof content === 'string' ? content
-      : Array.isArray(content) ? content.map((d) => stringify(d)).join('---\n') : stringify(content);
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((d) => stringify(d)).join('---\n')
+          : stringify(content);
     writeFileSync(full, text);
   }
   return dir;
@@ -46,8 +57,10 @@ export function testdir(files: Record<string, string | object | object[]>): stri
 export const against = (url: string, dir: string, ...rest: string[]) => [dir, '--base-url', url, ...rest];
 
 /** `plan --json` against the emulator at `url()` (read at each call): its stderr must be empty; the plan parsed. */
-export const jsonPlan = (url: () => string) => async (dir: string, ...extra: string[]) => {
-  const run = await runCli(['plan', ...against(url(), dir), '--json', ...extra], { cwd: dir });
-  expect(run.stderr).toBe('');
-  return { ...run, plan: JSON.parse(run.stdout) };
-};
+export const jsonPlan =
+  (url: () => string) =>
+  async (dir: string, ...extra: string[]) => {
+    const run = await runCli(['plan', ...against(url(), dir), '--json', ...extra], { cwd: dir });
+    expect(run.stderr).toBe('');
+    return { ...run, plan: JSON.parse(run.stdout) };
+  };

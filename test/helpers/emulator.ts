@@ -12,7 +12,10 @@ export async function emulator(seed: Seed = {}, opts: Omit<EmulatorOptions, 'see
 export async function call(emu: Emulator, method: string, path: string, body?: unknown, token = 'dev-token') {
   const res = await fetch(`${emu.url}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -26,12 +29,35 @@ export async function call(emu: Emulator, method: string, path: string, body?: u
 }
 
 /** `tapedeck emulator ARGS` run in-process until stopped: its URL once it listens, and `stop` for its exit code. */
-export async function emulatorCommand(args: string[], cwd: string): Promise<{ url: string; stop: () => Promise<number> }> {
+export async function emulatorCommand(
+  args: string[],
+  cwd: string,
+): Promise<{ url: string; stop: () => Promise<number> }> {
   let stop!: () => void;
-  const stopped = new Promise<void>((r) => { stop = r; });
+  const stopped = new Promise<void>((r) => {
+    stop = r;
+  });
   let out = '';
-  const running = main(['emulator', ...args], { out: (t) => { out += t; }, err: () => {}, env: {}, cwd, isTTY: false }, stopped);
+  const running = main(
+    ['emulator', ...args],
+    {
+      out: (t) => {
+        out += t;
+      },
+      err: () => {},
+      env: {},
+      cwd,
+      isTTY: false,
+    },
+    stopped,
+  );
   for (let i = 0; i < 100 && !out; i++) await new Promise((r) => setTimeout(r, 10));
   const url = /listening on (\S+)/.exec(out)![1];
-  return { url, stop: () => { stop(); return running; } };
+  return {
+    url,
+    stop: () => {
+      stop();
+      return running;
+    },
+  };
 }

@@ -20,6 +20,8 @@ export default function setup(): () => void {
     if (!left.length) return;
     // vitest reports an error thrown here but still exits 0: the exit code is set as well.
     process.exitCode = 1;
-    throw new Error(`tests left ${left.length} temporary entries behind (use tempDir from test/helpers/tmp.ts): ${left.join(', ')}`);
+    throw new Error(
+      `tests left ${left.length} temporary entries behind (use tempDir from test/helpers/tmp.ts): ${left.join(', ')}`,
+    );
   };
 }

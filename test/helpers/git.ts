@@ -6,9 +6,20 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { tempDir } from './tmp.js';
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, {
-  cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com', GIT_CONFIG_NOSYSTEM: '1' },
-}).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
+  }).trim();
 
 export interface TestRepo {
   /** the bare repository's path (what --repo is given) */
@@ -34,8 +45,12 @@ export function testRepo(branch = 'main'): TestRepo {
           continue;
         }
         mkdirSync(dirname(full), { recursive: true });
-        const text = typeof content === 'string' ? content
-          : Array.isArray(content) ? content.map((d) => stringify(d)).join('---\n') : stringify(content);
+        const text =
+          typeof content === 'string'
+            ? content
+            : Array.isArray(content)
+              ? content.map((d) => stringify(d)).join('---\n')
+              : stringify(content);
         writeFileSync(full, text);
       }
       git(work, 'add', '--all');

@@ -23,7 +23,11 @@ export async function hostileServer(upstream: string | undefined, answer: Misbeh
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits: () => hits,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -32,7 +36,15 @@ export function tokenForms(token: string): string[] {
   const header = `Bearer ${token}`;
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const b64url = (s: string) => Buffer.from(s).toString('base64url');
-  return [token, token.toUpperCase(), encodeURIComponent(token), b64(token), b64(header), b64url(token), b64url(header)];
+  return [
+    token,
+    token.toUpperCase(),
+    encodeURIComponent(token),
+    b64(token),
+    b64(header),
+    b64url(token),
+    b64url(header),
+  ];
 }
 
 /** `{{name}}` placeholders in a case's strings, filled from the request that the server answers. */
@@ -50,10 +62,12 @@ export function fillPlaceholders(v: unknown, req: IncomingMessage): unknown {
   };
   if (typeof v === 'string') return v.replace(/\{\{(\w+)\}\}/g, (all, name: string) => values[name] ?? all);
   if (Array.isArray(v)) return v.map((x) => fillPlaceholders(x, req));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillPlaceholders(x, req)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fillPlaceholders(x, req)]));
   return v;
 }
 
 /** Characters that break a line, or move or hide text (controls but the newline, line and paragraph separators,
  *  bidi marks and overrides, zero-width ones): no output may print one raw, whatever a server or a document holds. */
-export const HIDDEN_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+export const HIDDEN_CHARACTERS =
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;

@@ -42,13 +42,18 @@ export class YamlLanguageServer {
    *  resolves with the diagnostics the server publishes for it, once it has loaded the schemas it names. */
   open(uri: string, text: string): Promise<Diagnostic[]> {
     const published = new Promise<Diagnostic[]>((done) => this.diagnostics.set(uri, done));
-    this.send({ method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'yaml', version: 1, text } } });
+    this.send({
+      method: 'textDocument/didOpen',
+      params: { textDocument: { uri, languageId: 'yaml', version: 1, text } },
+    });
     return published;
   }
 
   /** The hover text at a position (0-based line and character), as the editor would show it. */
   async hover(uri: string, line: number, character: number): Promise<string> {
-    const r = await this.request('textDocument/hover', { textDocument: { uri }, position: { line, character } }) as { contents?: { value?: string } } | null;
+    const r = (await this.request('textDocument/hover', { textDocument: { uri }, position: { line, character } })) as {
+      contents?: { value?: string };
+    } | null;
     return r?.contents?.value ?? '';
   }
 
@@ -84,9 +89,12 @@ export class YamlLanguageServer {
   private handle(m: { id?: number; method?: string; params?: any; result?: unknown; error?: unknown }): void {
     if (m.id !== undefined && m.method) {
       // The server asks for its settings (workspace/configuration) and registers capabilities; it waits for a reply.
-      const result = m.method === 'workspace/configuration'
-        ? m.params.items.map((i: { section?: string }) => (i.section ? (settings as Record<string, unknown>)[i.section] ?? null : settings))
-        : null;
+      const result =
+        m.method === 'workspace/configuration'
+          ? m.params.items.map((i: { section?: string }) =>
+              i.section ? ((settings as Record<string, unknown>)[i.section] ?? null) : settings,
+            )
+          : null;
       this.send({ id: m.id, result });
     } else if (m.id !== undefined) {
       this.replies.get(m.id)?.(m.result ?? m.error);
@@ -94,7 +102,12 @@ export class YamlLanguageServer {
     } else if (m.method === 'textDocument/publishDiagnostics') {
       const done = this.diagnostics.get(m.params.uri);
       this.diagnostics.delete(m.params.uri);
-      const found: Diagnostic[] = m.params.diagnostics.map((d: { range: { start: { line: number } }; message: string }) => ({ line: d.range.start.line, message: d.message }));
+      const found: Diagnostic[] = m.params.diagnostics.map(
+        (d: { range: { start: { line: number } }; message: string }) => ({
+          line: d.range.start.line,
+          message: d.message,
+        }),
+      );
       // In the order of the document: the server's own order is not meaningful.
       done?.(found.sort((a, b) => a.line - b.line || a.message.localeCompare(b.message)));
     }

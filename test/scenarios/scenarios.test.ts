@@ -26,7 +26,10 @@ import { validateDocuments } from '../../src/validate/validate.js';
 import { parseMermaid } from '../helpers/diagrams.js';
 
 const here = new URL('.', import.meta.url).pathname;
-const folders = readdirSync(here, { withFileTypes: true }).filter((e) => e.isDirectory() && /^\d{3}-/.test(e.name)).map((e) => e.name).sort();
+const folders = readdirSync(here, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && /^\d{3}-/.test(e.name))
+  .map((e) => e.name)
+  .sort();
 const rendered = folders.filter((f) => existsSync(join(here, f, 'expected-plan.md')));
 
 /** The emulator's answers as a client's: an error status is thrown as the ApiError the real client throws. */
@@ -56,7 +59,10 @@ async function planScenario(dir: string, keep = true) {
   const { caller, reads } = platform(join(dir, 'live.yaml'));
   const projection = keep ? planProjection(defaultRegistry, state) : undefined;
   const reading = planReads(docs, defaultRegistry, state);
-  const { observed, failures, liveListed } = await readLive(reading, caller, state, { concurrency: 4, keep: projection });
+  const { observed, failures, liveListed } = await readLive(reading, caller, state, {
+    concurrency: 4,
+    keep: projection,
+  });
   expect(failures.map((f) => `${f.address}: ${f.error.message}`)).toEqual([]);
   const observations = { read: observed, liveListed };
   const plan = planFrom({ documents: docs, observations, state, registry: defaultRegistry });
@@ -71,7 +77,9 @@ describe('planner scenarios', () => {
     const dir = join(here, name);
     expect(existsSync(join(dir, 'live.yaml'))).toBe(true);
     const { plan, reads } = await planScenario(dir);
-    await expect(`${JSON.stringify({ ...plan, reads: reads.sort() }, null, 2)}\n`).toMatchFileSnapshot(join(dir, 'expected-plan.json'));
+    await expect(`${JSON.stringify({ ...plan, reads: reads.sort() }, null, 2)}\n`).toMatchFileSnapshot(
+      join(dir, 'expected-plan.json'),
+    );
   });
   it.each(folders)('%s: the same plan from the resources read whole', async (name) => {
     const whole = await planScenario(join(here, name), false);
@@ -84,8 +92,13 @@ describe('planner scenarios', () => {
     const { plan, reads } = await planScenario(dir);
     // What a command would add around the changes: a fixed environment, so the headers are the same every run.
     const whole: Plan = {
-      format_version: 1, tapedeck_version: 'test', configuration_hash: '', state: { lineage: 'test', serial: 1 },
-      environment: { name: 'staging', base_url: 'https://api.staging.example.com/' }, requests: { reads: reads.length }, ...plan,
+      format_version: 1,
+      tapedeck_version: 'test',
+      configuration_hash: '',
+      state: { lineage: 'test', serial: 1 },
+      environment: { name: 'staging', base_url: 'https://api.staging.example.com/' },
+      requests: { reads: reads.length },
+      ...plan,
     };
     const options = { style: noStyle, state: '.tapedeck/staging.state.json' };
     await expect(renderers.text.plan(whole, options)).toMatchFileSnapshot(join(dir, 'expected-plan.txt'));
@@ -94,7 +107,12 @@ describe('planner scenarios', () => {
     // A diagram in it is one GitHub can draw: Mermaid's own parser reads it, every change drawn.
     for (const [, block] of md.matchAll(/^```mermaid\n([^]*?)^```$/gm)) {
       const drawn = [...(await parseMermaid(block)).nodes.values()];
-      expect(drawn.sort()).toEqual(whole.changes.filter((c) => c.action !== 'noop').map((c) => `${c.address} (${c.action})`).sort());
+      expect(drawn.sort()).toEqual(
+        whole.changes
+          .filter((c) => c.action !== 'noop')
+          .map((c) => `${c.address} (${c.action})`)
+          .sort(),
+      );
     }
   });
 });

@@ -21,9 +21,17 @@ afterEach(async () => {
   emu = undefined;
 });
 
-const offers = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}` } }));
-const names = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []].map((o) => o.name).sort();
-const declared = (n: number) => offers(n).map((o) => o.spec.name).sort();
+const offers = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    kind: 'Offer',
+    name: `o${i}`,
+    spec: { project_id: 'p', name: `Offer ${i}` },
+  }));
+const names = (e: Emulator) => [...(e.store.collections.get('offers')?.values() ?? [])].map((o) => o.name).sort();
+const declared = (n: number) =>
+  offers(n)
+    .map((o) => o.spec.name)
+    .sort();
 
 interface Proc {
   child: ChildProcess;
@@ -32,14 +40,42 @@ interface Proc {
 }
 
 function agent(repo: string, stateUrl: string): Proc {
-  const child = start(process.execPath, [bin, 'agent', '--repo', repo, '--path', 'platform', '--base-url', emu!.url, '--interval', '200ms', '--auto-apply', '--listen', '127.0.0.1:0', '--log-format', 'json'], {
-    cwd: tempDir(), env: { TAPEDECK_TOKEN: 'dev-token', CI: '', TAPEDECK_STATE_URL: stateUrl },
-  });
+  const child = start(
+    process.execPath,
+    [
+      bin,
+      'agent',
+      '--repo',
+      repo,
+      '--path',
+      'platform',
+      '--base-url',
+      emu!.url,
+      '--interval',
+      '200ms',
+      '--auto-apply',
+      '--listen',
+      '127.0.0.1:0',
+      '--log-format',
+      'json',
+    ],
+    { cwd: tempDir(), env: { TAPEDECK_TOKEN: 'dev-token', CI: '', TAPEDECK_STATE_URL: stateUrl } },
+  );
   children.push(child);
   let err = '';
-  child.stderr!.on('data', (c) => { err += c; });
+  child.stderr!.on('data', (c) => {
+    err += c;
+  });
   const exited = finished(child);
-  return { child, exited, logs: () => err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) };
+  return {
+    child,
+    exited,
+    logs: () =>
+      err
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 describe.skipIf(!pg)('several agents on one database state', () => {
@@ -51,11 +87,16 @@ describe.skipIf(!pg)('several agents on one database state', () => {
     const url = pg.url(schema);
     const [a, b] = [agent(repo.bare, url), agent(repo.bare, url)];
     await until('the first commit applied', () => names(emu!).length === 3, 60_000);
-    const held = await until('a lock holder', async () => (await pg.sql<{ pid: number }>(`SELECT pid FROM ${schema}.locks`).catch(() => []))[0]);
+    const held = await until(
+      'a lock holder',
+      async () => (await pg.sql<{ pid: number }>(`SELECT pid FROM ${schema}.locks`).catch(() => []))[0],
+    );
     const [leader, standby] = held.pid === a.child.pid ? [a, b] : [b, a];
     expect(held.pid).toBe(leader.child.pid);
     const started = await until('the standby', () => standby.logs().find((l) => l.msg === 'agent started'), 60_000);
-    await until('the standby standing by', () => standby.logs().some((l) => l.msg === 'standing by: another agent holds the state lock'));
+    await until('the standby standing by', () =>
+      standby.logs().some((l) => l.msg === 'standing by: another agent holds the state lock'),
+    );
     const status = await (await fetch(`${started.listen}/status`)).json();
     expect(status).toMatchObject({ role: 'standby', runs: 0 });
     expect(standby.logs().filter((l) => l.msg.startsWith('run '))).toEqual([]);

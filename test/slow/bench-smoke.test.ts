@@ -9,9 +9,20 @@ import { tempDir } from '../helpers/tmp.js';
 it('npm run bench --n 400 reports every step and its request counts', async () => {
   // The benchmark exits 1 when a timing target is missed, which a run this small on a busy machine may well do:
   // only its counts are checked here. Its temporary directories go inside one that is removed after this file.
-  const run = await finished(start(join(root, 'node_modules/.bin/tsx'), ['bench/run.ts', '--n', '400', '--latency', '2', '--json'], { env: { TMPDIR: tempDir('tapedeck-bench-smoke-') } }));
+  const run = await finished(
+    start(join(root, 'node_modules/.bin/tsx'), ['bench/run.ts', '--n', '400', '--latency', '2', '--json'], {
+      env: { TMPDIR: tempDir('tapedeck-bench-smoke-') },
+    }),
+  );
   const result = JSON.parse(run.stdout);
-  expect(result.steps.map((s: { step: string }) => s.step)).toEqual(['plan', 'bare GET loop (reference)', 'apply (1% changed)', 'no-op plan', 'plan, latency 0 (CPU only)', 'the same with 20 rules']);
+  expect(result.steps.map((s: { step: string }) => s.step)).toEqual([
+    'plan',
+    'bare GET loop (reference)',
+    'apply (1% changed)',
+    'no-op plan',
+    'plan, latency 0 (CPU only)',
+    'the same with 20 rules',
+  ]);
   // Times are reported, not judged: their targets are the full benchmark's business.
   expect(result.naive_baseline_ms).toEqual(expect.any(Number));
   const [plan, bare, apply, noop] = result.steps;
@@ -28,7 +39,13 @@ it('npm run bench --n 400 reports every step and its request counts', async () =
   expect(capped).toMatchObject({ step: 'plan, --max-rps 300', served: plan.reads, answered_429: 0 });
   expect(capped.busiest_second).toBeLessThanOrEqual(300);
   // Start-up: whole processes of the built CLI, timed (the times are the full benchmark's business).
-  expect(result.startup.map((r: { step: string }) => r.step)).toEqual(['node -e 0 (reference)', 'tapedeck --version', 'tapedeck validate (10 documents)']);
+  expect(result.startup.map((r: { step: string }) => r.step)).toEqual([
+    'node -e 0 (reference)',
+    'tapedeck --version',
+    'tapedeck validate (10 documents)',
+  ]);
   for (const r of result.startup) expect(r).toMatchObject({ median_ms: expect.any(Number), runs: 10 });
-  expect(Object.keys(result.targets)).toEqual(expect.arrayContaining(['version_under_150ms', 'validate_10_under_150ms', 'apply_rss_at_most_300mb']));
+  expect(Object.keys(result.targets)).toEqual(
+    expect.arrayContaining(['version_under_150ms', 'validate_10_under_150ms', 'apply_rss_at_most_300mb']),
+  );
 });

@@ -26,12 +26,17 @@ function checkout(name: string, offers: object[], urls: Record<string, string>):
   const dir = join(work, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'platform'), { recursive: true });
-  const environments = Object.fromEntries(ENVS.map((e) => [e, {
-    base_url: urls[e],
-    vars: { project: `proj_${e}` },
-    // The state every runner shares (a database in the recipe; one file per environment here).
-    state: join(shared, `${e}.state.json`),
-  }]));
+  const environments = Object.fromEntries(
+    ENVS.map((e) => [
+      e,
+      {
+        base_url: urls[e],
+        vars: { project: `proj_${e}` },
+        // The state every runner shares (a database in the recipe; one file per environment here).
+        state: join(shared, `${e}.state.json`),
+      },
+    ]),
+  );
   writeFileSync(join(dir, 'platform/tapedeck.yaml'), stringify({ version: 1, environments }));
   writeFileSync(join(dir, 'platform/offers.yaml'), offers.map((o) => stringify(o)).join('---\n'));
   return dir;
@@ -40,14 +45,26 @@ function checkout(name: string, offers: object[], urls: Record<string, string>):
 /** One step of the recipe, as the workflow runs it; `out` is the job's working directory. */
 async function step(name: string, env: string, dir: string, out: string) {
   mkdirSync(out, { recursive: true });
-  const run = await finished(start('bash', [script, name, env], {
-    cwd: out,
-    env: { PLATFORM_DIR: join(dir, 'platform'), TAPEDECK_OUT: out, TAPEDECK_CMD: `${process.execPath} ${bin}`, TAPEDECK_TOKEN: 'dev-token', CI: '' },
-  }));
+  const run = await finished(
+    start('bash', [script, name, env], {
+      cwd: out,
+      env: {
+        PLATFORM_DIR: join(dir, 'platform'),
+        TAPEDECK_OUT: out,
+        TAPEDECK_CMD: `${process.execPath} ${bin}`,
+        TAPEDECK_TOKEN: 'dev-token',
+        CI: '',
+      },
+    }),
+  );
   return run;
 }
 
-const offer = (name: string, title: string) => ({ kind: 'Offer', name, spec: { project_id: '${var.project}', name: title } });
+const offer = (name: string, title: string) => ({
+  kind: 'Offer',
+  name,
+  spec: { project_id: '${var.project}', name: title },
+});
 const shown: Record<string, Array<{ method: string; path: string }>> = { staging: [], production: [] };
 
 /** main's run: per environment, staging first, a fresh plan shown and applied exactly; what each plan would write. */
@@ -59,7 +76,9 @@ async function mainRun(dir: string, run: string): Promise<Record<string, boolean
     expect(plan.stderr).not.toMatch(/error/);
     expect(plan.code).toBe(0);
     changed[env] = plan.stdout.trim() === 'changes=true';
-    expect(readFileSync(join(out, `plan-${env}.md`), 'utf8')).toMatch(new RegExp(`^### tapedeck plan for \`${env}\``, 'm'));
+    expect(readFileSync(join(out, `plan-${env}.md`), 'utf8')).toMatch(
+      new RegExp(`^### tapedeck plan for \`${env}\``, 'm'),
+    );
     if (!changed[env]) continue;
     const saved = JSON.parse(readFileSync(join(out, `plan-${env}.json`), 'utf8'));
     for (const c of saved.changes) if (c.request) shown[env].push({ method: c.request.method, path: c.request.path });
@@ -81,7 +100,10 @@ it('two pull requests planned from one state, both merged: both environments con
   // environments against the same state, and its plan is what the comment shows.
   const pr1 = [offer('basic', 'Basic plus')];
   const pr2 = [offer('basic', 'Basic'), offer('premium', 'Premium')];
-  for (const [name, docs] of [['pr1', pr1], ['pr2', pr2]] as const) {
+  for (const [name, docs] of [
+    ['pr1', pr1],
+    ['pr2', pr2],
+  ] as const) {
     for (const env of ENVS) {
       const out = join(work, `${name}-${env}`);
       const plan = await step('pr-plan', env, checkout(name, docs, urls), out);
@@ -98,10 +120,14 @@ it('two pull requests planned from one state, both merged: both environments con
 
   // Merged one after the other: main after the first, then main with both.
   expect(await mainRun(checkout('main', pr1, urls), 'run1')).toEqual({ staging: true, production: true });
-  expect(await mainRun(checkout('main', [offer('basic', 'Basic plus'), offer('premium', 'Premium')], urls), 'run2'))
-    .toEqual({ staging: true, production: true });
+  expect(
+    await mainRun(checkout('main', [offer('basic', 'Basic plus'), offer('premium', 'Premium')], urls), 'run2'),
+  ).toEqual({ staging: true, production: true });
 
-  for (const [env, emu] of [['staging', staging], ['production', production]] as const) {
+  for (const [env, emu] of [
+    ['staging', staging],
+    ['production', production],
+  ] as const) {
     const names = [...emu.store.collections.get('offers')!.values()].map((o) => (o as { name: string }).name).sort();
     expect(names).toEqual(['Basic plus', 'Premium']);
     // Every write the platform saw was a request of a plan that was shown (the job summary) before it was applied.
@@ -110,8 +136,9 @@ it('two pull requests planned from one state, both merged: both environments con
     for (const w of writes) expect(shown[env]).toContainEqual({ method: w.method, path: w.path.replace(/\?.*$/, '') });
   }
   // A third run of main: nothing to plan, nothing applied.
-  expect(await mainRun(checkout('main', [offer('basic', 'Basic plus'), offer('premium', 'Premium')], urls), 'run3'))
-    .toEqual({ staging: false, production: false });
+  expect(
+    await mainRun(checkout('main', [offer('basic', 'Basic plus'), offer('premium', 'Premium')], urls), 'run3'),
+  ).toEqual({ staging: false, production: false });
 });
 
 it('a drift check fails when the platform differs from main, and passes when it does not', async () => {
@@ -126,9 +153,19 @@ it('a drift check fails when the platform differs from main, and passes when it 
   expect(clean).toMatchObject({ code: 0, stdout: 'changes=false\n' });
   const id = JSON.parse(readFileSync(join(shared, 'staging.state.json'), 'utf8')).resources['Offer/solo'].id;
   // Changed by hand in the platform's UI.
-  expect((await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, { offer: { id, name: 'Changed by hand' }, update_mask: 'name' })).status).toBe(200);
+  expect(
+    (
+      await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, {
+        offer: { id, name: 'Changed by hand' },
+        update_mask: 'name',
+      })
+    ).status,
+  ).toBe(200);
   const drifted = await step('drift', 'staging', dir, join(work, 'drift2'));
   expect(drifted.code).toBe(1);
   expect(drifted.stderr).toContain('drift in staging');
-  expect(JSON.parse(readFileSync(join(work, 'drift2', 'drift-staging.json'), 'utf8')).changes[0]).toMatchObject({ address: 'Offer/solo', action: 'update' });
+  expect(JSON.parse(readFileSync(join(work, 'drift2', 'drift-staging.json'), 'utf8')).changes[0]).toMatchObject({
+    address: 'Offer/solo',
+    action: 'update',
+  });
 });

@@ -17,15 +17,27 @@ afterEach(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('20 applies killed with SIGKILL at random moments, each rerun: the platform ends exactly as declared', async () => {
-  emu = await emulator({ vods: Array.from({ length: 15 }, (_, i) => ({ id: `vod${i}`, project_id: 'p', name: 'Old' })) }, { latencyMs: 4 });
+  emu = await emulator(
+    { vods: Array.from({ length: 15 }, (_, i) => ({ id: `vod${i}`, project_id: 'p', name: 'Old' })) },
+    { latencyMs: 4 },
+  );
   const dir = testdir({});
   const stateFile = join(dir, '.tapedeck/default.state.json');
   const random = seededRandom(99);
   let killedMidWrite = 0;
   for (let round = 0; round < 20; round++) {
     const documents = [
-      ...Array.from({ length: 15 }, (_, i) => ({ kind: 'Vod', name: `v${i}`, id: `vod${i}`, spec: { name: `round ${round}` } })),
-      ...Array.from({ length: 3 * (round + 1) }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}` } })),
+      ...Array.from({ length: 15 }, (_, i) => ({
+        kind: 'Vod',
+        name: `v${i}`,
+        id: `vod${i}`,
+        spec: { name: `round ${round}` },
+      })),
+      ...Array.from({ length: 3 * (round + 1) }, (_, i) => ({
+        kind: 'Offer',
+        name: `o${i}`,
+        spec: { project_id: 'p', name: `Offer ${i}` },
+      })),
     ];
     writeFileSync(join(dir, 'all.yaml'), documents.map((d) => stringify(d)).join('---\n'));
     const writesBefore = emu.stats.writes;

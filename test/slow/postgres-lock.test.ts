@@ -18,13 +18,25 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const offers = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'Offer', name: `o${i}`, spec: { project_id: 'p', name: `Offer ${i}` } }));
-const names = (e: Emulator) => [...e.store.collections.get('offers')?.values() ?? []].map((o) => o.name).sort();
-const declared = (n: number) => offers(n).map((o) => o.spec.name).sort();
+const offers = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    kind: 'Offer',
+    name: `o${i}`,
+    spec: { project_id: 'p', name: `Offer ${i}` },
+  }));
+const names = (e: Emulator) => [...(e.store.collections.get('offers')?.values() ?? [])].map((o) => o.name).sort();
+const declared = (n: number) =>
+  offers(n)
+    .map((o) => o.spec.name)
+    .sort();
 
 describe.skipIf(!pg)('the database lock across processes', () => {
   let schemas = 0;
-  const apply = (dir: string, url: string, ...extra: string[]) => start(process.execPath, [bin, 'apply', dir, '--base-url', emu!.url, '--yes', ...extra], { cwd: dir, env: { TAPEDECK_TOKEN: 'dev-token', CI: '', TAPEDECK_STATE_URL: url } });
+  const apply = (dir: string, url: string, ...extra: string[]) =>
+    start(process.execPath, [bin, 'apply', dir, '--base-url', emu!.url, '--yes', ...extra], {
+      cwd: dir,
+      env: { TAPEDECK_TOKEN: 'dev-token', CI: '', TAPEDECK_STATE_URL: url },
+    });
 
   it('two applies started at once: one writes, the other fails at once naming it; each resource is created once', async () => {
     emu = await emulator({}, { latencyMs: 60 });
@@ -34,7 +46,11 @@ describe.skipIf(!pg)('the database lock across processes', () => {
     const [ra, rb] = await Promise.all([finished(a), finished(b)]);
     expect([ra.code, rb.code].sort()).toEqual([0, 1]);
     const [winner, loser] = ra.code === 0 ? [a, rb] : [b, ra];
-    expect(loser.stderr).toMatch(new RegExp(`^error: the state postgres://.*:\\*\\*\\*@.* \\(environment default\\) is locked by another apply \\(host \\S+, pid ${winner.pid}, actor \\S+, since \\d{4}-`));
+    expect(loser.stderr).toMatch(
+      new RegExp(
+        `^error: the state postgres://.*:\\*\\*\\*@.* \\(environment default\\) is locked by another apply \\(host \\S+, pid ${winner.pid}, actor \\S+, since \\d{4}-`,
+      ),
+    );
     expect(names(emu)).toEqual(declared(6));
     expect(await pg.sql(`SELECT serial FROM ${schema}.history`)).toEqual([{ serial: '1' }]);
   });
@@ -43,7 +59,11 @@ describe.skipIf(!pg)('the database lock across processes', () => {
     emu = await emulator({}, { latencyMs: 40 });
     const schema = `lock${++schemas}`;
     const dir = testdir({ 'offers.yaml': offers(6) });
-    const runs = await Promise.all([apply(dir, pg.url(schema), '--lock-timeout', '120'), apply(dir, pg.url(schema), '--lock-timeout', '120')].map(finished));
+    const runs = await Promise.all(
+      [apply(dir, pg.url(schema), '--lock-timeout', '120'), apply(dir, pg.url(schema), '--lock-timeout', '120')].map(
+        finished,
+      ),
+    );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     expect(runs.map((r) => /Apply complete: 6 applied/.test(r.stdout)).sort()).toEqual([false, true]);
     expect(names(emu)).toEqual(declared(6));

@@ -8,11 +8,15 @@ import { tempDir } from '../helpers/tmp.js';
 describe('quick start', () => {
   it('npm run demo: plan, apply, and a second plan with no changes', async () => {
     // The demo runs from src/ through tsx, as `npm run demo` does; its state directory goes inside one removed after this file.
-    const demo = await finished(start(join(root, 'node_modules/.bin/tsx'), ['scripts/demo.ts'], { env: { TMPDIR: tempDir('tapedeck-demo-') } }));
+    const demo = await finished(
+      start(join(root, 'node_modules/.bin/tsx'), ['scripts/demo.ts'], { env: { TMPDIR: tempDir('tapedeck-demo-') } }),
+    );
     expect(demo.code, demo.stderr).toBe(0);
     expect(demo.stdout).toContain('$ tapedeck apply examples/basic');
     expect(demo.stdout).toMatch(/Apply complete: \d+ applied, 0 failed, 0 skipped/);
-    expect(demo.stdout).toMatch(/plan again: nothing left to do\nPlan for environment default at http:\/\/127\.0\.0\.1:\d+\/, state \S+\n\nNo changes\. \d+ resources up to date\./);
+    expect(demo.stdout).toMatch(
+      /plan again: nothing left to do\nPlan for environment default at http:\/\/127\.0\.0\.1:\d+\/, state \S+\n\nNo changes\. \d+ resources up to date\./,
+    );
     expect(demo.stdout).not.toContain('live_sk_');
   });
 

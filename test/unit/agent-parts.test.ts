@@ -11,15 +11,24 @@ import { UNPRINTABLE } from '../../src/schema/values.js';
 import type { Io } from '../../src/types.js';
 
 describe('agent settings', () => {
-  it.each([['200ms', 200], ['30s', 30_000], ['5m', 300_000], ['1h', 3_600_000], ['100ms', 100]])('duration %s is %d ms', (raw, ms) => {
+  it.each([
+    ['200ms', 200],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['100ms', 100],
+  ])('duration %s is %d ms', (raw, ms) => {
     expect(parseDuration('--interval', raw)).toBe(ms);
   });
   it.each(['5', '99ms', '0s', '1.5m', '5 m', 'm', '-1s', '1d'])('duration %j is refused', (raw) => {
     expect(() => parseDuration('--interval', raw)).toThrow(/--interval must be a duration of at least 100ms/);
   });
   it.each([
-    ['127.0.0.1:9464', { host: '127.0.0.1', port: 9464 }], ['0.0.0.0:0', { host: '0.0.0.0', port: 0 }],
-    ['[::1]:80', { host: '::1', port: 80 }], [':9464', { host: '127.0.0.1', port: 9464 }], ['localhost:1', { host: 'localhost', port: 1 }],
+    ['127.0.0.1:9464', { host: '127.0.0.1', port: 9464 }],
+    ['0.0.0.0:0', { host: '0.0.0.0', port: 0 }],
+    ['[::1]:80', { host: '::1', port: 80 }],
+    [':9464', { host: '127.0.0.1', port: 9464 }],
+    ['localhost:1', { host: 'localhost', port: 1 }],
   ])('listen %s', (raw, expected) => {
     expect(parseListen(raw)).toEqual(expected);
   });
@@ -45,21 +54,39 @@ describe('the webhook', () => {
     expect(signatureValid(secret, body, header)).toBe(ok);
   });
   it.each([
-    ['push', '{"ref":"refs/heads/main"}', 'run'], ['push', '{"ref":"refs/heads/other"}', 'ignore'],
-    ['push', '{"ref":"refs/tags/v1"}', 'ignore'], ['push', 'payload=%7B%7D', 'run'], ['ping', '{}', 'pong'],
-    ['issues', '{}', 'ignore'], [undefined, '{}', 'ignore'],
+    ['push', '{"ref":"refs/heads/main"}', 'run'],
+    ['push', '{"ref":"refs/heads/other"}', 'ignore'],
+    ['push', '{"ref":"refs/tags/v1"}', 'ignore'],
+    ['push', 'payload=%7B%7D', 'run'],
+    ['ping', '{}', 'pong'],
+    ['issues', '{}', 'ignore'],
+    [undefined, '{}', 'ignore'],
   ])('event %s with %s: %s', (event, text, action) => {
     expect(hookAction(event, Buffer.from(text), 'main')).toBe(action);
   });
 });
 
 describe('notifications of a run', () => {
-  const base: RunReport = { result: 'success', refresh: 'full', details: [], requests: { reads: 1, writes: 0, throttled: 0 }, commit: 'c'.repeat(40) };
+  const base: RunReport = {
+    result: 'success',
+    refresh: 'full',
+    details: [],
+    requests: { reads: 1, writes: 0, throttled: 0 },
+    commit: 'c'.repeat(40),
+  };
   const summary = { create: 0, update: 1, replace: 0, move: 0, release: 0, restore: 0, noop: 0 };
   const drift: RunReport = { ...base, summary, changes: [{ address: 'Offer/a', action: 'update' }] };
-  const applied: RunReport = { ...drift, applied: { applied: 1, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 0 } };
+  const applied: RunReport = {
+    ...drift,
+    applied: { applied: 1, failed: 0, skipped: 0, unknown: 0, not_kept: 0, unchanged: 0 },
+  };
   const failed: RunReport = { ...base, result: 'failed', error: 'cannot reach the platform' };
-  const invalid: RunReport = { ...base, result: 'invalid', rejected: 'd'.repeat(40), error: 'commit dddd was not applied: x' };
+  const invalid: RunReport = {
+    ...base,
+    result: 'invalid',
+    rejected: 'd'.repeat(40),
+    error: 'commit dddd was not applied: x',
+  };
   const clean: RunReport = { ...base, summary: { ...summary, update: 0, noop: 1 }, changes: [] };
   it.each([
     ['a drift once, however many runs find it', [drift, drift, drift], ['drift']],
@@ -74,18 +101,33 @@ describe('notifications of a run', () => {
   });
   it('says it in one line, Slack-compatible', () => {
     const [e] = notifications(drift, 'prod', { drift: '', failure: '' });
-    expect(e).toMatchObject({ event: 'drift', environment: 'prod', text: 'tapedeck prod: 1 resource differs from commit cccccccccccc (not applied: the agent only reports): update Offer/a' });
+    expect(e).toMatchObject({
+      event: 'drift',
+      environment: 'prod',
+      text: 'tapedeck prod: 1 resource differs from commit cccccccccccc (not applied: the agent only reports): update Offer/a',
+    });
   });
 });
 
 describe('the log', () => {
   // A commit message, a document's value or a server's error in a field: nothing in it may move or hide text.
   const hostile = 'a\u2028b\u202ec\u200bd\u200ee\u001b[31mf\ng';
-  it.each(['json', 'text'] as const)('--log-format %s escapes every hidden character, and JSON reads back the value', (format) => {
-    let out = '';
-    makeLog({ err: (t: string) => { out += t; } } as unknown as Io, format, false)('info', 'run failed', { error: hostile });
-    expect(out.endsWith('\n')).toBe(true);
-    expect(out.slice(0, -1)).not.toMatch(new RegExp(UNPRINTABLE.source));
-    if (format === 'json') expect(JSON.parse(out).error).toBe(hostile);
-  });
+  it.each(['json', 'text'] as const)(
+    '--log-format %s escapes every hidden character, and JSON reads back the value',
+    (format) => {
+      let out = '';
+      makeLog(
+        {
+          err: (t: string) => {
+            out += t;
+          },
+        } as unknown as Io,
+        format,
+        false,
+      )('info', 'run failed', { error: hostile });
+      expect(out.endsWith('\n')).toBe(true);
+      expect(out.slice(0, -1)).not.toMatch(new RegExp(UNPRINTABLE.source));
+      if (format === 'json') expect(JSON.parse(out).error).toBe(hostile);
+    },
+  );
 });

@@ -22,20 +22,35 @@ async function serve(handler: Parameters<typeof createServer>[1]): Promise<strin
 
 describe('answer size', () => {
   it.each([
-    ['a stream past the limit, without a length', undefined, /the answer passed the limit of 1048576 bytes; reading stopped there/],
-    ['a length over the limit', String(2 ** 40), /the answer is 1099511627776 bytes, over the limit of 1048576; not read/],
+    [
+      'a stream past the limit, without a length',
+      undefined,
+      /the answer passed the limit of 1048576 bytes; reading stopped there/,
+    ],
+    [
+      'a length over the limit',
+      String(2 ** 40),
+      /the answer is 1099511627776 bytes, over the limit of 1048576; not read/,
+    ],
   ])('%s: refused, not retried', async (_, length, message) => {
     let hits = 0;
     const chunk = Buffer.alloc(64 * 1024, 'x');
     const url = await serve((req, res) => {
       hits++;
       res.writeHead(200, { 'content-type': 'application/json', ...(length ? { 'content-length': length } : {}) });
-      const more = () => { while (res.write(chunk)); };
+      const more = () => {
+        while (res.write(chunk));
+      };
       res.on('drain', more);
       res.on('error', () => {});
       more();
     });
-    const client = new Client({ ...defaultClientOptions, baseUrl: url, token: 'tok-1234', maxResponseBytes: 1024 * 1024 });
+    const client = new Client({
+      ...defaultClientOptions,
+      baseUrl: url,
+      token: 'tok-1234',
+      maxResponseBytes: 1024 * 1024,
+    });
     const failure = await client.call('GET', '/x').catch((e: unknown) => e);
     await client.close();
     expect(failure).toBeInstanceOf(ApiError);
@@ -51,7 +66,10 @@ describe('lists', () => {
     const caller = {
       calls: 0,
       // Past 20,000 pages it fails by itself, so a client without a bound fails this test instead of running out of memory.
-      call: async () => (caller.calls > 20_000 ? Promise.reject(new Error('runaway list')) : { status: 200, body: { things: [{ id: `t${caller.calls}` }], next_page_token: next(caller.calls++) } }),
+      call: async () =>
+        caller.calls > 20_000
+          ? Promise.reject(new Error('runaway list'))
+          : { status: 200, body: { things: [{ id: `t${caller.calls}` }], next_page_token: next(caller.calls++) } },
     };
     return caller as Caller & { calls: number };
   };

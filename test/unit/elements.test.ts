@@ -11,7 +11,10 @@ const prices = field('offer.schema.json', 'offer_prices');
 const bindings = field('policy.schema.json', 'policy.bindings');
 const ids = field('creative-work.schema.json', 'video_ids');
 const stream = (q: string, bitrate: number) => ({ video_quality: `VIDEO_QUALITY_${q}`, video_bitrate: bitrate });
-const ops = (f: Field | undefined, b: Json, a: Json) => elementChanges(f, b, a).map((c) => [c.op, c.at, JSON.stringify(c.before), JSON.stringify(c.after)].filter((s) => s !== undefined).join(' '));
+const ops = (f: Field | undefined, b: Json, a: Json) =>
+  elementChanges(f, b, a).map((c) =>
+    [c.op, c.at, JSON.stringify(c.before), JSON.stringify(c.after)].filter((s) => s !== undefined).join(' '),
+  );
 
 describe('the schema says how elements are identified (x-key)', () => {
   it.each([
@@ -26,14 +29,24 @@ describe('the schema says how elements are identified (x-key)', () => {
   });
 
   it('a Money is known by its shape, wherever it is', () => {
-    expect([prices.items!.props!.price.money, prices.items!.props!.msrp_price.money, prices.items!.money]).toEqual([true, true, undefined]);
+    expect([prices.items!.props!.price.money, prices.items!.props!.msrp_price.money, prices.items!.money]).toEqual([
+      true,
+      true,
+      undefined,
+    ]);
   });
 });
 
 describe('elementChanges', () => {
   it('a stream inserted in the middle is one addition, not every later stream shifted', () => {
     const before = [stream('1080P', 6000), stream('720P', 3500), stream('360P', 800), stream('240P', 400)];
-    const after = [stream('1080P', 6000), stream('720P', 3500), stream('480P', 1500), stream('360P', 800), stream('240P', 450)];
+    const after = [
+      stream('1080P', 6000),
+      stream('720P', 3500),
+      stream('480P', 1500),
+      stream('360P', 800),
+      stream('240P', 450),
+    ];
     expect(ops(streams, before, after)).toEqual([
       'add [video_quality=VIDEO_QUALITY_480P] {"video_quality":"VIDEO_QUALITY_480P","video_bitrate":1500}',
       'change [video_quality=VIDEO_QUALITY_240P].video_bitrate 400 450',
@@ -44,9 +57,16 @@ describe('elementChanges', () => {
     const eur = { price: { currency_code: 'EUR', units: '9', nanos: 990000000 } };
     const usd = { price: { currency_code: 'USD', units: '10' } };
     const chf = { price: { currency_code: 'CHF', units: '11' } };
-    expect(ops(prices, [eur, usd], [eur, chf, usd])).toEqual(['add [currency_code=CHF] {"price":{"currency_code":"CHF","units":"11"}}']);
+    expect(ops(prices, [eur, usd], [eur, chf, usd])).toEqual([
+      'add [currency_code=CHF] {"price":{"currency_code":"CHF","units":"11"}}',
+    ]);
     const [change] = elementChanges(prices, [eur, usd], [eur, { price: { ...usd.price, nanos: 500000000 } }]);
-    expect(change).toMatchObject({ op: 'change', at: '[currency_code=USD].price', before: usd.price, after: { ...usd.price, nanos: 500000000 } });
+    expect(change).toMatchObject({
+      op: 'change',
+      at: '[currency_code=USD].price',
+      before: usd.price,
+      after: { ...usd.price, nanos: 500000000 },
+    });
     expect(change.field?.money).toBe(true);
   });
 
@@ -61,14 +81,25 @@ describe('elementChanges', () => {
 
   it('equal keys are matched in order of appearance, and named apart', () => {
     const eur = (units: string) => ({ price: { currency_code: 'EUR', units } });
-    expect(ops(prices, [eur('1'), eur('2')], [eur('1'), eur('3')])).toEqual(['change [currency_code=EUR, #2].price {"currency_code":"EUR","units":"2"} {"currency_code":"EUR","units":"3"}']);
+    expect(ops(prices, [eur('1'), eur('2')], [eur('1'), eur('3')])).toEqual([
+      'change [currency_code=EUR, #2].price {"currency_code":"EUR","units":"2"} {"currency_code":"EUR","units":"3"}',
+    ]);
   });
 
   it('a set (bindings) never reports a move; members of a set inside it come and go', () => {
     const owners = Array.from({ length: 40 }, (_, i) => `acc_${String(i).padStart(3, '0')}`);
-    const before = [{ role_id: 'owner', account_ids: owners }, { role_id: 'viewer', account_ids: ['acc_guest'] }];
-    const after = [{ role_id: 'owner', account_ids: [...owners.slice(1), 'acc_999'] }, { role_id: 'viewer', account_ids: ['acc_guest'] }];
-    expect(ops(bindings, before, after)).toEqual(['remove [role_id=owner].account_ids "acc_000"', 'add [role_id=owner].account_ids "acc_999"']);
+    const before = [
+      { role_id: 'owner', account_ids: owners },
+      { role_id: 'viewer', account_ids: ['acc_guest'] },
+    ];
+    const after = [
+      { role_id: 'owner', account_ids: [...owners.slice(1), 'acc_999'] },
+      { role_id: 'viewer', account_ids: ['acc_guest'] },
+    ];
+    expect(ops(bindings, before, after)).toEqual([
+      'remove [role_id=owner].account_ids "acc_000"',
+      'add [role_id=owner].account_ids "acc_999"',
+    ]);
   });
 
   it('without a key: aligned by the longest common subsequence, a changed element paired with its old self', () => {
@@ -80,8 +111,14 @@ describe('elementChanges', () => {
 
   it('a free-form map: keys added, removed and changed, nested ones by their path', () => {
     const localized = field('offer.schema.json', 'localized_title');
-    expect(ops(localized, { en: 'A', de: 'B', nl: 'C' }, { en: 'A', de: 'b', fr: 'D' })).toEqual(['change .de "B" "b"', 'add .fr "D"', 'remove .nl "C"']);
-    expect(ops(undefined, { clip: { duration_seconds: 30 } }, { clip: { duration_seconds: 45 } })).toEqual(['change .clip.duration_seconds 30 45']);
+    expect(ops(localized, { en: 'A', de: 'B', nl: 'C' }, { en: 'A', de: 'b', fr: 'D' })).toEqual([
+      'change .de "B" "b"',
+      'add .fr "D"',
+      'remove .nl "C"',
+    ]);
+    expect(ops(undefined, { clip: { duration_seconds: 30 } }, { clip: { duration_seconds: 45 } })).toEqual([
+      'change .clip.duration_seconds 30 45',
+    ]);
     expect(ops(undefined, { 'a b': 1 }, { 'a b': 2 })).toEqual(['change ["a b"] 1 2']);
   });
 

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { deepFreeze, toJson } from '../../src/emulator/json.js';
 
 describe('toJson', () => {
-  const stored = deepFreeze({ id: 'o1', name: 'A "quoted" name', offer_prices: [{ price: { units: '5', nanos: 0 } }], empty: {}, none: null });
+  const stored = deepFreeze({
+    id: 'o1',
+    name: 'A "quoted" name',
+    offer_prices: [{ price: { units: '5', nanos: 0 } }],
+    empty: {},
+    none: null,
+  });
   it.each([
     ['a scalar', 'x'],
     ['null', null],
@@ -15,7 +21,9 @@ describe('toJson', () => {
   ])('%s', (_, v) => expect(toJson(v)).toBe(JSON.stringify(v)));
 
   it('stored resources are frozen all the way down: a write has to replace them', () => {
-    expect(() => { (stored.offer_prices[0].price as { units: string }).units = '6'; }).toThrow(TypeError);
+    expect(() => {
+      (stored.offer_prices[0].price as { units: string }).units = '6';
+    }).toThrow(TypeError);
     expect(toJson(stored)).toBe(JSON.stringify(stored));
   });
 });

@@ -24,7 +24,9 @@ function fullCollectionsDuringCall(tuned: boolean): number {
       console.log(major.filter((e) => e.startTime >= from && e.startTime <= to).length + ' ' + typeof globalThis.gc);
     }, 50);
   `;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' }).trim();
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  }).trim();
   const [count, globalGc] = out.split(' ');
   // The collector is never handed to the program's own globals.
   expect(globalGc).toBe('undefined');

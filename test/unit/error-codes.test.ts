@@ -10,7 +10,7 @@ const doc = readFileSync(join(import.meta.dirname, '../../docs/errors.md'), 'utf
 const rows = [...doc.matchAll(/^\| `([A-Z_]+)` \| (.*) \|$/gm)].map((m) => [m[1], m[2].replace(/\\\|/g, '|')]);
 
 describe('error codes', () => {
-  it('docs/errors.md lists every code once, with the module\'s meaning, in its order', () => {
+  it("docs/errors.md lists every code once, with the module's meaning, in its order", () => {
     expect(rows).toEqual(Object.entries(ERROR_CODES));
     expect(new Set(rows.map(([c]) => c)).size).toBe(rows.length);
   });

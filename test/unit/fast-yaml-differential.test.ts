@@ -22,10 +22,36 @@ const SPECIAL = Array.from({ length: 0x110000 }, (_, c) => c)
 
 /** Lines of configuration with `@` where the character goes: around keys, values, items, indentation, markers. */
 const PLACES = [
-  'k: a@\n', 'k: @a\n', 'k:@ a\n', '@k: a\n', 'k@: a\n', '@- a\n', '- a@\n', '-@a\n', 'a:\n@ b: 1\n', 'a:\n  b: 1@\n',
-  'a:\n@- b\n', 'k: "@"\n', "k: '@'\n", 'k: "a@"\n', 'k: [a@, b]\n', 'k: [@a]\n', 'k: {a: b@}\n', 'k: {a@: b}\n',
-  'k: a @# c\n', 'k: a@# c\n', '@\nk: a\n', 'k: a\n@\n', '---@\nk: a\n', 'k: a\n---@\nk: b\n', 'k: a@b\n', '@k: a\nj: b\n',
-  'k:\n  - a\n@\n  - b\n', 'k: a\n@---\nk: b\n', '"k@": a\n', 'k: a\n@# c\n',
+  'k: a@\n',
+  'k: @a\n',
+  'k:@ a\n',
+  '@k: a\n',
+  'k@: a\n',
+  '@- a\n',
+  '- a@\n',
+  '-@a\n',
+  'a:\n@ b: 1\n',
+  'a:\n  b: 1@\n',
+  'a:\n@- b\n',
+  'k: "@"\n',
+  "k: '@'\n",
+  'k: "a@"\n',
+  'k: [a@, b]\n',
+  'k: [@a]\n',
+  'k: {a: b@}\n',
+  'k: {a@: b}\n',
+  'k: a @# c\n',
+  'k: a@# c\n',
+  '@\nk: a\n',
+  'k: a\n@\n',
+  '---@\nk: a\n',
+  'k: a\n---@\nk: b\n',
+  'k: a@b\n',
+  '@k: a\nj: b\n',
+  'k:\n  - a\n@\n  - b\n',
+  'k: a\n@---\nk: b\n',
+  '"k@": a\n',
+  'k: a\n@# c\n',
 ];
 
 describe('the fast reader reads what `yaml` reads', () => {
@@ -43,7 +69,7 @@ describe('the fast reader reads what `yaml` reads', () => {
   });
 
   it.each([
-    ['a sequence item at a mapping\'s indentation', 'a: 1\n- de: x\n'],
+    ["a sequence item at a mapping's indentation", 'a: 1\n- de: x\n'],
     ['a sequence item after a nested mapping', 'a:\n  b: 1\n- de: x\n'],
     ['a flow mapping glued to its key', 'k:{a: }\n'],
     ['a flow sequence glued to its key', 'k:[a: ]\n'],

@@ -22,23 +22,34 @@ function answered(texts: string[]) {
   return known;
 }
 
-const yamlFiles = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
-  const full = join(dir, f);
-  if (f === 'node_modules' || f.startsWith('.')) return [];
-  return statSync(full).isDirectory() ? yamlFiles(full) : /\.ya?ml$/.test(f) ? [full] : [];
-});
+const yamlFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const full = join(dir, f);
+    if (f === 'node_modules' || f.startsWith('.')) return [];
+    return statSync(full).isDirectory() ? yamlFiles(full) : /\.ya?ml$/.test(f) ? [full] : [];
+  });
 
 describe('fast YAML reader', () => {
   // The example rules are not documents, and their CEL is written as block scalars, which the fast reader leaves
   // to `yaml` (a rules file is read once per run).
-  it.each(yamlFiles(join(root, 'examples')).filter((f) => !f.includes('/ci/') && !f.includes('/rules/')).map((f) => [f.slice(root.length + 1)]))('agrees on %s', (file) => {
+  it.each(
+    yamlFiles(join(root, 'examples'))
+      .filter((f) => !f.includes('/ci/') && !f.includes('/rules/'))
+      .map((f) => [f.slice(root.length + 1)]),
+  )('agrees on %s', (file) => {
     const text = readFileSync(join(root, file), 'utf8');
     expect(fast(text), text).toEqual(full(text));
   });
 
   it.each([
-    ['block map and sequences', 'kind: Offer\nname: o\nspec:\n  a: 1\n  list:\n    - x\n    - y: 2\n      z: [1, "two", three]\n  seq_same_indent:\n  - 1\n  - -2.5\n'],
-    ['scalars of the core schema', 'a: ~\nb: null\nc: true\nd: False\ne: 0o17\nf: 0x1F\ng: 1e3\nh: .5\ni: -.inf\nj: 010\nk: "2026-01-01T10:00:00Z"\nl: 2026-01-01T10:00:00Z\nm: yes\nn: \'it\'\'s\'\no: "tab\\there \\u00e9"\n'],
+    [
+      'block map and sequences',
+      'kind: Offer\nname: o\nspec:\n  a: 1\n  list:\n    - x\n    - y: 2\n      z: [1, "two", three]\n  seq_same_indent:\n  - 1\n  - -2.5\n',
+    ],
+    [
+      'scalars of the core schema',
+      'a: ~\nb: null\nc: true\nd: False\ne: 0o17\nf: 0x1F\ng: 1e3\nh: .5\ni: -.inf\nj: 010\nk: "2026-01-01T10:00:00Z"\nl: 2026-01-01T10:00:00Z\nm: yes\nn: \'it\'\'s\'\no: "tab\\there \\u00e9"\n',
+    ],
     ['comments everywhere', '# head\na: 1 # trailing\n# between\nb:   # nothing\nc: "x # not a comment"\nd: x#y\n'],
     ['flow collections', 'a: { x: 1, "y": [a, b, {c: d}], z: }\nb: []\nc: {}\nd: [ "a, b", \'c]\' ]\n'],
     ['several documents', '---\na: 1\n---\n# only a comment\n---\n- 1\n- 2\n'],
@@ -76,18 +87,58 @@ describe('fast YAML reader', () => {
     ['a: 1\n---\nb: "${Vod/x.id}"\n---\nc: 3 # ${not.this}\n', [true, false, false]],
     ['# ${only a comment}\na: 1\n', [true]],
     ['a: "\\x24{var.label}"\n', [false]],
-  ])('tells which documents hold no ${ (variables and references are looked for only in the others): %j', (text, expected) => {
-    expect(parseSimple(text).map((d) => 'value' in d && d.noPlaceholders)).toEqual(expected);
-  });
+  ])(
+    'tells which documents hold no ${ (variables and references are looked for only in the others): %j',
+    (text, expected) => {
+      expect(parseSimple(text).map((d) => 'value' in d && d.noPlaceholders)).toEqual(expected);
+    },
+  );
 
   it('agrees on 300 documents written by `yaml` (as the bench and the tests write them)', () => {
     const random = seededRandom(5);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
-    const scalar = () => pick<unknown>([1, -2, 3.25, 0, true, false, null, 'plain', 'with space', 'a: b', '#hash', 'x #y', "it's", 'quote"d', '', '10', 'true', 'null', '-', '- x', '[x]', '{y}', 'é ü', '2026-01-01T00:00:00Z', '${var.x}', '%@ copy', '$a.b', 'line\nbreak', 'trailing ', ' leading']);
+    const scalar = () =>
+      pick<unknown>([
+        1,
+        -2,
+        3.25,
+        0,
+        true,
+        false,
+        null,
+        'plain',
+        'with space',
+        'a: b',
+        '#hash',
+        'x #y',
+        "it's",
+        'quote"d',
+        '',
+        '10',
+        'true',
+        'null',
+        '-',
+        '- x',
+        '[x]',
+        '{y}',
+        'é ü',
+        '2026-01-01T00:00:00Z',
+        '${var.x}',
+        '%@ copy',
+        '$a.b',
+        'line\nbreak',
+        'trailing ',
+        ' leading',
+      ]);
     const value = (depth: number): unknown => {
       if (depth > 3 || random() < 0.4) return scalar();
       if (random() < 0.5) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [pick(['a', 'b_c', 'key', 'x-y', 'sp ace', 'k']) + i, value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(random() * 4) }, (_, i) => [
+          pick(['a', 'b_c', 'key', 'x-y', 'sp ace', 'k']) + i,
+          value(depth + 1),
+        ]),
+      );
     };
     const texts = Array.from({ length: 300 }, (_, n) => {
       const doc = { kind: 'Offer', name: `o${n}`, spec: value(0) };
@@ -117,15 +168,30 @@ describe('a document read in its file', () => {
   it('is the flow map {a:1} (the key "a:1") whether or not another document of the file has a block scalar', () => {
     const alone = read('kind: Offer\nspec: {a:1}\n');
     expect(alone).toEqual({ values: [{ kind: 'Offer', spec: { 'a:1': null } }], issues: [] });
-    expect(read('kind: Offer\nspec: {a:1}\n---\nkind: Vod\nspec:\n  text: |\n    two\n    lines\n').values[0]).toEqual(alone.values[0]);
+    expect(read('kind: Offer\nspec: {a:1}\n---\nkind: Vod\nspec:\n  text: |\n    two\n    lines\n').values[0]).toEqual(
+      alone.values[0],
+    );
   });
 
-  it('leaves only a broken or unusual document to `yaml`, read from its own text, its errors and positions on the file\'s lines', () => {
+  it("leaves only a broken or unusual document to `yaml`, read from its own text, its errors and positions on the file's lines", () => {
     const good = (i: number) => `kind: Vod\nname: v${i}\nspec:\n  name: V${i}\n`;
-    const parts = [good(0), good(1), 'kind: Vod\nname: "v2\nspec: {}\n', good(3), 'kind: Vod\nname: v4\nspec:\n  name: |\n    V4\n', good(5)];
+    const parts = [
+      good(0),
+      good(1),
+      'kind: Vod\nname: "v2\nspec: {}\n',
+      good(3),
+      'kind: Vod\nname: v4\nspec:\n  name: |\n    V4\n',
+      good(5),
+    ];
     const issues: Issue[] = [];
     const docs = parseFile(parts.join('---\n'), 'f.yaml', issues);
-    expect(docs.map((d) => [d.index, (d.value as { name: string }).name])).toEqual([[0, 'v0'], [1, 'v1'], [3, 'v3'], [4, 'v4'], [5, 'v5']]);
+    expect(docs.map((d) => [d.index, (d.value as { name: string }).name])).toEqual([
+      [0, 'v0'],
+      [1, 'v1'],
+      [3, 'v3'],
+      [4, 'v4'],
+      [5, 'v5'],
+    ]);
     // The block scalar's document is the only one `yaml` read (it comes with its positions); the others are the fast
     // reader's, each located from its own text when asked.
     expect(docs.map((d) => d.positions !== undefined)).toEqual([false, false, false, true, false]);
@@ -135,35 +201,65 @@ describe('a document read in its file', () => {
   });
 
   it('keeps an integer beyond 2^53 as its exact text, and says where (aliases too)', () => {
-    const docs = parseFile('a: 9007199254740993\nb: [-9223372036854775808, 1, 0x20000000000001]\nc: &x 18446744073709551615\nd: *x\ne: 9007199254740993.0\n', 'f.yaml', []);
-    expect(docs.map((d) => [d.value, d.wideIntegers])).toEqual([[
-      { a: '9007199254740993', b: ['-9223372036854775808', 1, '9007199254740993'], c: '18446744073709551615', d: '18446744073709551615', e: 9007199254740992 },
-      ['/a', '/b/0', '/b/2', '/c', '/d'],
-    ]]);
+    const docs = parseFile(
+      'a: 9007199254740993\nb: [-9223372036854775808, 1, 0x20000000000001]\nc: &x 18446744073709551615\nd: *x\ne: 9007199254740993.0\n',
+      'f.yaml',
+      [],
+    );
+    expect(docs.map((d) => [d.value, d.wideIntegers])).toEqual([
+      [
+        {
+          a: '9007199254740993',
+          b: ['-9223372036854775808', 1, '9007199254740993'],
+          c: '18446744073709551615',
+          d: '18446744073709551615',
+          e: 9007199254740992,
+        },
+        ['/a', '/b/0', '/b/2', '/c', '/d'],
+      ],
+    ]);
   });
 
   it('gives each document of a file its own positions, from one locator for the file (only when asked)', () => {
-    const text = 'kind: Vod\nname: a\n---\n# a comment\n\nkind: Vod\nname: b\nspec:\n  name: B\n---\nkind: Banner\nname: c\nspec:\n  items:\n    - x\n    - y\n';
+    const text =
+      'kind: Vod\nname: a\n---\n# a comment\n\nkind: Vod\nname: b\nspec:\n  name: B\n---\nkind: Banner\nname: c\nspec:\n  items:\n    - x\n    - y\n';
     const docs = parseFile(text, 'f.yaml', []);
     expect(docs.map((d) => d.index)).toEqual([0, 1, 2]);
     // The fast reader keeps no positions; one function per file works them out by document index.
     expect(docs.every((d) => d.positions === undefined && d.locate === docs[0].locate)).toBe(true);
     const at = (i: number, pointer: string) => nearestPos(docs[i], pointer);
-    expect([at(0, '/name'), at(1, '/name'), at(1, '/spec/name'), at(2, '/spec/items/1'), at(2, '/spec/items/1/nothing')]).toEqual([
-      { line: 2, col: 1 }, { line: 7, col: 1 }, { line: 9, col: 3 }, { line: 16, col: 7 }, { line: 16, col: 7 },
+    expect([
+      at(0, '/name'),
+      at(1, '/name'),
+      at(1, '/spec/name'),
+      at(2, '/spec/items/1'),
+      at(2, '/spec/items/1/nothing'),
+    ]).toEqual([
+      { line: 2, col: 1 },
+      { line: 7, col: 1 },
+      { line: 9, col: 3 },
+      { line: 16, col: 7 },
+      { line: 16, col: 7 },
     ]);
   });
 
-  it.each([[3, true], [4, false]])('reads as it does alone, in generated files (seed %i, plain %s)', (seed, plain) => {
+  it.each([
+    [3, true],
+    [4, false],
+  ])('reads as it does alone, in generated files (seed %i, plain %s)', (seed, plain) => {
     const generate = yamlGenerator(seed, { plain });
     const files = Array.from({ length: 500 }, () => {
       const { text, parts } = generate.file();
       return { text, inFile: read(text), alone: parts.map(read) };
     });
     // A file is refused when a part of it is: a problem in one document is no problem for the others.
-    expect(files.map((f) => [f.text, f.inFile.issues.length > 0])).toEqual(files.map((f) => [f.text, f.alone.some((a) => a.issues.length > 0)]));
+    expect(files.map((f) => [f.text, f.inFile.issues.length > 0])).toEqual(
+      files.map((f) => [f.text, f.alone.some((a) => a.issues.length > 0)]),
+    );
     const clean = files.filter((f) => !f.inFile.issues.length);
-    expect(clean.map((f) => [f.text, f.inFile.values])).toEqual(clean.map((f) => [f.text, f.alone.flatMap((a) => a.values)]));
+    expect(clean.map((f) => [f.text, f.inFile.values])).toEqual(
+      clean.map((f) => [f.text, f.alone.flatMap((a) => a.values)]),
+    );
     expect(clean.length).toBeGreaterThan(150);
   });
 });

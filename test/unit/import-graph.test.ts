@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { layerOf, layers } from '../../scripts/layers.mjs';
 
 const src = resolve(import.meta.dirname, '../../src');
-const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-  .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+const files = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 const folderOf = (file: string) => {
   const parts = relative(src, file).split('/');
   return parts.length > 1 ? parts[0] : '.';
@@ -52,10 +54,12 @@ describe('the import graph of src/', () => {
     expect(against.map(([from, to, file]) => `${file} imports from ${to}/ (${from}/ is below it)`)).toEqual([]);
   });
 
-  it('has no cycle between two folders outside the commands\' layer', () => {
+  it("has no cycle between two folders outside the commands' layer", () => {
     const pairs = new Set(all.map(([from, to]) => `${from}>${to}`));
     const top = new Set(layers[layers.length - 1]);
-    const cycles = [...pairs].map((p) => p.split('>')).filter(([a, b]) => pairs.has(`${b}>${a}`) && !(top.has(a) && top.has(b)));
+    const cycles = [...pairs]
+      .map((p) => p.split('>'))
+      .filter(([a, b]) => pairs.has(`${b}>${a}`) && !(top.has(a) && top.has(b)));
     expect(cycles).toEqual([]);
   });
 });

@@ -19,20 +19,53 @@ const file = (text: string) => {
   return f;
 };
 
-const many = JSON.stringify({ format_version: 1, resources: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`Offer/o${i}`, { kind: 'Offer', id: `o${i}`, fields: { name: `Offer ${i}` } }])) }, null, 2);
+const many = JSON.stringify(
+  {
+    format_version: 1,
+    resources: Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        `Offer/o${i}`,
+        { kind: 'Offer', id: `o${i}`, fields: { name: `Offer ${i}` } },
+      ]),
+    ),
+  },
+  null,
+  2,
+);
 
 const same: Array<[string, string]> = [
   ['a state as tapedeck writes it', many],
-  ['compact, no white space', '{"format_version":1,"serial":2,"resources":{"Vod/a":{"kind":"Vod","id":"v"},"Vod/b":{"kind":"Vod"}}}'],
-  ['white space of every kind', ' \r\n\t{ "resources" :\n{ "Vod/a" :\t{ "kind" : "Vod" } ,"Vod/b":{"kind":"Vod"}\n}\r\n, "serial" : 3 }\n\n'],
-  ['brackets, braces, quotes and escapes inside strings', String.raw`{"resources":{"Banner/a":{"kind":"Banner","fields":{"t":"}]{[\"\\","u":"\\\"}"}},"Banner/\"b\\":{"kind":"Banner"}},"x":"{"}`],
-  ['escaped keys and text beyond ASCII', '{"resources":{"Banner/\\u00e4 ü":{"kind":"Banner","fields":{"name":"日本 ✓"}}},"l\\u0069neage":"x"}'],
-  ['nested arrays and objects in an entry', '{"resources":{"Event/z":{"kind":"Event","existing":["e1",["e2",{"a":[[]]}]],"fields":{"n":-1.5e3,"t":true,"f":false,"z":null}}}}'],
-  ['scalars of every kind at the top', '{"a":1,"b":-0.5E+2,"c":true,"d":false,"e":null,"f":"s","g":[1,2],"h":{},"resources":{}}'],
+  [
+    'compact, no white space',
+    '{"format_version":1,"serial":2,"resources":{"Vod/a":{"kind":"Vod","id":"v"},"Vod/b":{"kind":"Vod"}}}',
+  ],
+  [
+    'white space of every kind',
+    ' \r\n\t{ "resources" :\n{ "Vod/a" :\t{ "kind" : "Vod" } ,"Vod/b":{"kind":"Vod"}\n}\r\n, "serial" : 3 }\n\n',
+  ],
+  [
+    'brackets, braces, quotes and escapes inside strings',
+    String.raw`{"resources":{"Banner/a":{"kind":"Banner","fields":{"t":"}]{[\"\\","u":"\\\"}"}},"Banner/\"b\\":{"kind":"Banner"}},"x":"{"}`,
+  ],
+  [
+    'escaped keys and text beyond ASCII',
+    '{"resources":{"Banner/\\u00e4 ü":{"kind":"Banner","fields":{"name":"日本 ✓"}}},"l\\u0069neage":"x"}',
+  ],
+  [
+    'nested arrays and objects in an entry',
+    '{"resources":{"Event/z":{"kind":"Event","existing":["e1",["e2",{"a":[[]]}]],"fields":{"n":-1.5e3,"t":true,"f":false,"z":null}}}}',
+  ],
+  [
+    'scalars of every kind at the top',
+    '{"a":1,"b":-0.5E+2,"c":true,"d":false,"e":null,"f":"s","g":[1,2],"h":{},"resources":{}}',
+  ],
   ['an empty object', '{}'],
   ['resources empty', '{"format_version":1,"resources":{}}'],
   ['resources not an object (the state check refuses it later)', '{"resources":[1,2]}'],
-  ['a key twice: the last value wins, in the first place', '{"serial":1,"resources":{"Vod/a":{"kind":"Vod","id":"1"},"Vod/a":{"kind":"Vod","id":"2"}},"serial":2}'],
+  [
+    'a key twice: the last value wins, in the first place',
+    '{"serial":1,"resources":{"Vod/a":{"kind":"Vod","id":"1"},"Vod/a":{"kind":"Vod","id":"2"}},"serial":2}',
+  ],
 ];
 
 /** Texts the pieces reader gives up on: what JSON.parse says of the whole text, a value or an error. */
@@ -102,7 +135,7 @@ describe('a JSON object read in pieces', () => {
       writer.kill();
     }
   });
-  it('refuses a directory with the file system\'s error', () => {
+  it("refuses a directory with the file system's error", () => {
     expect(() => readJsonFile(dir, 'resources', 1e9)).toThrow(expect.objectContaining({ code: 'EISDIR' }));
   });
 });
@@ -110,7 +143,7 @@ describe('a JSON object read in pieces', () => {
 // Why the state file has a reader of its own: a large state is never one string in memory (a state of 100,000
 // resources is tens of MB of text, which would stay in the heap until a full collection). So the state as tapedeck
 // writes it is read entry by entry: no text handed to JSON.parse is more than one entry, and never the whole file.
-describe('the state file\'s reader', () => {
+describe("the state file's reader", () => {
   it('never parses a state as tapedeck writes it whole, only entry by entry', () => {
     const entry = (i: number) => ({ kind: 'Offer', id: `o${i}`, fields: { name: `Offer ${i}`, priority: i } });
     const resources = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`Offer/o${i}`, entry(i)]));

@@ -8,24 +8,78 @@ import type { JsonObject } from '../../src/schema/values.js';
 import type { Document, Observed } from '../../src/types.js';
 
 const offerLive = {
-  id: 'o1', project_id: 'p1', name: 'Basic', priority: '5', billing_partner_offer_id: '', applies_to_all: false,
-  localized_title: {}, create_time: '2026-01-01T00:00:00Z',
+  id: 'o1',
+  project_id: 'p1',
+  name: 'Basic',
+  priority: '5',
+  billing_partner_offer_id: '',
+  applies_to_all: false,
+  localized_title: {},
+  create_time: '2026-01-01T00:00:00Z',
 };
-const configLive = { id: 'c1', project_id: 'p1', name: 'Main', type: 'CONFIGURATION_TYPE_PLAYER', default: true, description: 'x', labels: {} };
+const configLive = {
+  id: 'c1',
+  project_id: 'p1',
+  name: 'Main',
+  type: 'CONFIGURATION_TYPE_PLAYER',
+  default: true,
+  description: 'x',
+  labels: {},
+};
 
 function observed(kind: string, spec: JsonObject, live: JsonObject | null): Observed {
-  const doc: Document = { kind, name: 'a', address: `${kind}/a`, id: live ? String(live.id) : undefined, spec, source: { file: 'a.yaml', index: 0, value: {} } };
-  return { doc, desired: spec, source: undefined, id: doc.id, live, moved_from: undefined, from_state: false, adopted_by: undefined };
+  const doc: Document = {
+    kind,
+    name: 'a',
+    address: `${kind}/a`,
+    id: live ? String(live.id) : undefined,
+    spec,
+    source: { file: 'a.yaml', index: 0, value: {} },
+  };
+  return {
+    doc,
+    desired: spec,
+    source: undefined,
+    id: doc.id,
+    live,
+    moved_from: undefined,
+    from_state: false,
+    adopted_by: undefined,
+  };
 }
 
 type Case = [string, string, JsonObject, JsonObject | null, Record<string, unknown> | undefined];
 const cases: Case[] = [
   ['a matching resource, nothing else read', 'Offer', { project_id: 'p1', name: 'Basic' }, offerLive, undefined],
-  ['a matching resource, as the last apply left it', 'Offer', { project_id: 'p1', name: 'Basic' }, offerLive, { project_id: 'p1', name: 'Basic' }],
+  [
+    'a matching resource, as the last apply left it',
+    'Offer',
+    { project_id: 'p1', name: 'Basic' },
+    offerLive,
+    { project_id: 'p1', name: 'Basic' },
+  ],
   ['drift since the last apply', 'Offer', { project_id: 'p1', name: 'Basic' }, offerLive, { name: 'Older' }],
-  ['a field the last apply set, no longer in the document', 'Offer', { project_id: 'p1', name: 'Basic' }, offerLive, { name: 'Basic', priority: '4' }],
-  ['the default the document does not set', 'StreamingConfiguration', { project_id: 'p1', name: 'Main' }, configLive, undefined],
-  ['the default the document sets', 'StreamingConfiguration', { project_id: 'p1', name: 'Main', default: true }, configLive, undefined],
+  [
+    'a field the last apply set, no longer in the document',
+    'Offer',
+    { project_id: 'p1', name: 'Basic' },
+    offerLive,
+    { name: 'Basic', priority: '4' },
+  ],
+  [
+    'the default the document does not set',
+    'StreamingConfiguration',
+    { project_id: 'p1', name: 'Main' },
+    configLive,
+    undefined,
+  ],
+  [
+    'the default the document sets',
+    'StreamingConfiguration',
+    { project_id: 'p1', name: 'Main', default: true },
+    configLive,
+    undefined,
+  ],
   ['a resource with a change', 'Offer', { project_id: 'p1', name: 'Premium' }, offerLive, undefined],
   ['nothing live', 'Offer', { project_id: 'p1', name: 'Basic' }, null, undefined],
 ];
@@ -53,7 +107,9 @@ describe('keptForPlan', () => {
     const plan = (keep: boolean) => {
       const o = observed(kind, spec, live);
       if (keep) o.live = keptForPlan(defaultRegistry.get(kind)!, o, lastApplied);
-      return JSON.stringify(planChanges([o.doc], new Map([[o.doc.address, o]]), defaultRegistry, { lastApplied: () => lastApplied }));
+      return JSON.stringify(
+        planChanges([o.doc], new Map([[o.doc.address, o]]), defaultRegistry, { lastApplied: () => lastApplied }),
+      );
     };
     expect(plan(true)).toBe(plan(false));
   });

@@ -19,8 +19,11 @@ const onDisk = (p: string) => {
 
 /** Every field of a schema as [path, node], nested ones too. */
 function fields(n: JsonSchema, prefix: string): Array<[string, JsonSchema]> {
-  const inner = n.type === 'array' ? n.items ?? {} : n;
-  return Object.entries<JsonSchema>(inner.properties ?? {}).flatMap(([k, v]) => [[`${prefix}${k}`, v], ...fields(v, `${prefix}${k}.`)]);
+  const inner = n.type === 'array' ? (n.items ?? {}) : n;
+  return Object.entries<JsonSchema>(inner.properties ?? {}).flatMap(([k, v]) => [
+    [`${prefix}${k}`, v],
+    ...fields(v, `${prefix}${k}.`),
+  ]);
 }
 
 describe('generated kind reference and editor schemas', () => {
@@ -42,14 +45,20 @@ describe('generated kind reference and editor schemas', () => {
 
   it('are linked from the README', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const missing = builtinKinds.map((k) => `docs/kinds/${k.schema.replace(/\.schema\.json$/, '')}.md`).filter((p) => !readme.includes(`(${p})`));
+    const missing = builtinKinds
+      .map((k) => `docs/kinds/${k.schema.replace(/\.schema\.json$/, '')}.md`)
+      .filter((p) => !readme.includes(`(${p})`));
     expect(missing).toEqual([]);
   });
 });
 
 describe('kind schemas', () => {
   it('describe every field (hover shows it, the reference lists it)', () => {
-    const bare = builtinKinds.flatMap((k) => fields(inlinedSchema(k.schema), '').filter(([, n]) => !n.description).map(([p]) => `${k.kind} ${p}`));
+    const bare = builtinKinds.flatMap((k) =>
+      fields(inlinedSchema(k.schema), '')
+        .filter(([, n]) => !n.description)
+        .map(([p]) => `${k.kind} ${p}`),
+    );
     expect(bare).toEqual([]);
   });
 

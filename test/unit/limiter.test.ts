@@ -7,20 +7,42 @@ import { familyOf, readRateHeaders, retryAfterMs } from '../../src/remote/quota.
 
 /** X-RateLimit headers */
 const told = (limit: number, remaining: number, reset?: number) => ({
-  'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), ...(reset === undefined ? {} : { 'x-ratelimit-reset': String(reset) }),
+  'x-ratelimit-limit': String(limit),
+  'x-ratelimit-remaining': String(remaining),
+  ...(reset === undefined ? {} : { 'x-ratelimit-reset': String(reset) }),
 });
 
 describe('rate-limit headers', () => {
   const now = Date.parse('2026-11-24T12:00:00Z');
   it.each([
     ['limit, remaining, reset in seconds', told(200, 37, 1), { limit: 200, remaining: 37, resetMs: 1000 }],
-    ['a reset with a fraction', { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.25' }, { limit: 10, remaining: 0, resetMs: 250 }],
-    ['a reset that is a time (epoch seconds)', { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(now / 1000 + 60) }, { limit: 5000, remaining: 4999, resetMs: 60_000 }],
-    ['a reset that is a time in milliseconds', { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now + 1500) }, { limit: 10, remaining: 1, resetMs: 1500 }],
-    ['a reset in the past is no reset', { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now / 1000 - 60) }, { limit: 5, remaining: 1 }],
+    [
+      'a reset with a fraction',
+      { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0.25' },
+      { limit: 10, remaining: 0, resetMs: 250 },
+    ],
+    [
+      'a reset that is a time (epoch seconds)',
+      { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(now / 1000 + 60) },
+      { limit: 5000, remaining: 4999, resetMs: 60_000 },
+    ],
+    [
+      'a reset that is a time in milliseconds',
+      { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now + 1500) },
+      { limit: 10, remaining: 1, resetMs: 1500 },
+    ],
+    [
+      'a reset in the past is no reset',
+      { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now / 1000 - 60) },
+      { limit: 5, remaining: 1 },
+    ],
     ['no reset', told(5, 1), { limit: 5, remaining: 1 }],
     ['more remaining than the limit is the limit', told(5, 9), { limit: 5, remaining: 5 }],
-    ['a header sent twice: the first', { 'x-ratelimit-limit': ['5', '50'], 'x-ratelimit-remaining': '2' }, { limit: 5, remaining: 2 }],
+    [
+      'a header sent twice: the first',
+      { 'x-ratelimit-limit': ['5', '50'], 'x-ratelimit-remaining': '2' },
+      { limit: 5, remaining: 2 },
+    ],
     ['no headers', {}, undefined],
     ['a limit without remaining', { 'x-ratelimit-limit': '5' }, undefined],
     ['a limit of 0', told(0, 0), undefined],
@@ -35,7 +57,9 @@ describe('rate-limit headers', () => {
     ['longer than the cap: the cap', '86400', 120_000],
     ['not a time', 'soon', undefined],
     ['absent', undefined, undefined],
-  ])('Retry-After %s', (_, value, ms) => expect(retryAfterMs(value === undefined ? {} : { 'retry-after': value }, 120_000, now)).toBe(ms));
+  ])('Retry-After %s', (_, value, ms) =>
+    expect(retryAfterMs(value === undefined ? {} : { 'retry-after': value }, 120_000, now)).toBe(ms),
+  );
 
   it.each([
     ['/cms/banners/v1/b1', '/cms/banners'],
@@ -55,7 +79,15 @@ describe('the limiter', () => {
   /** Whether each of these has started (a promise of a ticket settles only when the limiter lets it start). */
   const started = async (pending: (Ticket | Promise<Ticket>)[]) => {
     const seen = pending.map(() => false);
-    pending.forEach((p, i) => void Promise.resolve(p).then(() => { seen[i] = true; }, () => {}));
+    pending.forEach(
+      (p, i) =>
+        void Promise.resolve(p).then(
+          () => {
+            seen[i] = true;
+          },
+          () => {},
+        ),
+    );
     await vi.advanceTimersByTimeAsync(0);
     return seen;
   };

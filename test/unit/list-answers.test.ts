@@ -9,25 +9,41 @@ const r = (id: string) => ({ id, name: `n${id}` });
 describe('AnswersById', () => {
   it.each<[string, (a: AnswersById) => Promise<unknown>, unknown]>([
     ['answered before it is asked', async (a) => (a.answer('1', r('1')), a.take('1')), r('1')],
-    ['asked before it is answered', async (a) => {
-      const taken = a.take('1');
-      a.answer('1', r('1'));
-      return taken;
-    }, r('1')],
-    ['never answered: undefined once the list is done', async (a) => {
-      const taken = a.take('2');
-      a.answer('1', r('1'));
-      a.finish();
-      return taken;
-    }, undefined],
+    [
+      'asked before it is answered',
+      async (a) => {
+        const taken = a.take('1');
+        a.answer('1', r('1'));
+        return taken;
+      },
+      r('1'),
+    ],
+    [
+      'never answered: undefined once the list is done',
+      async (a) => {
+        const taken = a.take('2');
+        a.answer('1', r('1'));
+        a.finish();
+        return taken;
+      },
+      undefined,
+    ],
     ['asked after the list is done, never answered', async (a) => (a.finish(), a.take('2')), undefined],
-    ['taken once: a second take gets undefined', async (a) => {
-      a.answer('1', r('1'));
-      a.finish();
-      await a.take('1');
-      return a.take('1');
-    }, undefined],
-    ['the first answer counts', async (a) => (a.answer('1', r('1')), a.answer('1', { id: '1', name: 'later' }), a.take('1')), r('1')],
+    [
+      'taken once: a second take gets undefined',
+      async (a) => {
+        a.answer('1', r('1'));
+        a.finish();
+        await a.take('1');
+        return a.take('1');
+      },
+      undefined,
+    ],
+    [
+      'the first answer counts',
+      async (a) => (a.answer('1', r('1')), a.answer('1', { id: '1', name: 'later' }), a.take('1')),
+      r('1'),
+    ],
   ])('%s', async (_, steps, expected) => {
     expect(await steps(new AnswersById())).toEqual(expected);
   });
@@ -40,7 +56,10 @@ describe('AnswersById', () => {
 
 describe('listSome', () => {
   // Two pages of two; the ids asked are on the first page only, so the second is never read.
-  const pages = [{ items: [r('1'), r('2')], next_page_token: 'p2' }, { items: [r('3'), r('4')], next_page_token: '' }];
+  const pages = [
+    { items: [r('1'), r('2')], next_page_token: 'p2' },
+    { items: [r('3'), r('4')], next_page_token: '' },
+  ];
   const caller = (paths: string[]): Caller => ({
     call: async (_m, path) => {
       paths.push(path);

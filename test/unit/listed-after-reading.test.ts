@@ -21,15 +21,22 @@ describe('the lists after reading', () => {
   it('keep only the resources a rule can clash with', async () => {
     const dir = tempDir('tapedeck-listed-');
     const live = `configurations:\n${config('c1', 'One', false)}${config('c2', 'Two', true)}${config('c3', 'Three', false)}`;
-    writeFileSync(join(dir, 'doc.yaml'), 'kind: StreamingConfiguration\nname: new-default\nspec:\n  project_id: p1\n  name: New\n  type: CONFIGURATION_TYPE_AUTOMATED_TAGGING\n  default: true\n');
+    writeFileSync(
+      join(dir, 'doc.yaml'),
+      'kind: StreamingConfiguration\nname: new-default\nspec:\n  project_id: p1\n  name: New\n  type: CONFIGURATION_TYPE_AUTOMATED_TAGGING\n  default: true\n',
+    );
     const store = new Store();
     store.seed(live, 'live.yaml');
-    const caller: Caller = { call: async (method, path, body) => ({ status: 200, body: answer(store, method, path, body).body }) };
+    const caller: Caller = {
+      call: async (method, path, body) => ({ status: 200, body: answer(store, method, path, body).body }),
+    };
     const { docs: sources } = loadDir(dir, dir);
     const { docs, issues } = validateDocuments(sources, defaultRegistry);
     expect(issues).toEqual([]);
     const state = State.load(join(dir, 'state.json'));
-    const { liveListed, failures } = await readLive(planReads(docs, defaultRegistry, state), caller, state, { concurrency: 2 });
+    const { liveListed, failures } = await readLive(planReads(docs, defaultRegistry, state), caller, state, {
+      concurrency: 2,
+    });
     expect(failures).toEqual([]);
     expect(liveListed(defaultRegistry.get('StreamingConfiguration')!).map((r) => r.id)).toEqual(['c2']);
   });

@@ -8,19 +8,28 @@ import { HIDDEN_CHARACTERS } from '../helpers/hostile.js';
 import { renderedTables, renderGfm, sourceCells, sourceTables, visibleText } from '../helpers/gfm.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-interface PlanChange { address: string; action: string; diff?: { path: string; before?: Json; after?: Json }[] }
+interface PlanChange {
+  address: string;
+  action: string;
+  diff?: { path: string; before?: Json; after?: Json }[];
+}
 
 const root = join(import.meta.dirname, '..');
-const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
-  .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+const walk = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)],
+  );
 const goldens = [...walk(join(root, 'fixtures/golden')), ...walk(join(root, 'scenarios'))]
-  .filter((f) => f.endsWith('.md')).map((f) => relative(root, f)).sort();
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => relative(root, f))
+  .sort();
 
 /** Where a golden file holding a command's stdout and stderr starts the stderr. */
 const STDERR = '--- stderr ---\n';
 /** Longest run without a place to wrap that a cell may hold: a pull-request comment is about 880 px wide. */
 const RUN = 80;
-const escaped = (s: string) => s.replace(HIDDEN_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escaped = (s: string) =>
+  s.replace(HIDDEN_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** A value as a reviewer must be able to find it: a string as JSON writes it inside quotes, hidden characters escaped. */
 const shown = (v: Json) => (typeof v === 'string' ? escaped(JSON.stringify(v).slice(1, -1)) : JSON.stringify(v));
@@ -55,7 +64,8 @@ function mustShow(value: Json, other: Json | undefined): string[] {
   let head = 0;
   while (head < value.length && value[head] === other[head]) head++;
   let tail = 0;
-  while (tail < value.length - head && tail < other.length - head && value.at(-1 - tail) === other.at(-1 - tail)) tail++;
+  while (tail < value.length - head && tail < other.length - head && value.at(-1 - tail) === other.at(-1 - tail))
+    tail++;
   return [shown(value.slice(head, value.length - tail))];
 }
 
@@ -64,7 +74,9 @@ function mustShow(value: Json, other: Json | undefined): string[] {
 function sections(html: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const [, summary, body] of html.matchAll(/<details><summary>([^]*?)<\/summary>([^]*?)<\/details>/g)) {
-    const rows = renderedTables(body).flat().map((cells) => cells.map((c) => visibleText(c).replace(/\n/g, '')).join(' | '));
+    const rows = renderedTables(body)
+      .flat()
+      .map((cells) => cells.map((c) => visibleText(c).replace(/\n/g, '')).join(' | '));
     out.set(visibleText(summary).split(' ')[1], rows);
   }
   return out;
@@ -106,43 +118,53 @@ describe('Markdown goldens as GitHub renders them', () => {
     it(`no cell holds an unbreakable run longer than ${RUN} characters, and nothing hidden is printed raw`, () => {
       for (const cell of renderedTables(html).flat(2)) {
         const runs = visibleText(cell).split(/\s+/);
-        expect(runs.filter((r) => [...r].length > RUN), cell).toEqual([]);
+        expect(
+          runs.filter((r) => [...r].length > RUN),
+          cell,
+        ).toEqual([]);
       }
       expect(visibleText(html).match(HIDDEN_CHARACTERS)).toBeNull();
     });
 
     const changes = planBeside(golden);
     // Registered only where a JSON plan stands beside it: CI counts a skipped test as a failure.
-    if (changes) it('every changed leaf of the JSON plan appears in its change\'s details', () => {
-      const shownDetails = sections(html);
-      const cut = /> ✂️ (\d+) more resource details not shown/.exec(md);
-      const missing: string[] = [];
-      for (const c of changes!.filter((x) => x.action !== 'noop')) {
-        const rows = shownDetails.get(c.address);
-        if (rows === undefined) {
-          missing.push(c.address);
-          // Only a plan cut by the size budget leaves details out, and never a release's or a replacement's.
-          expect(cut, `${c.address} has no details`).not.toBeNull();
-          expect(['release', 'replace'], c.address).not.toContain(c.action);
-          continue;
-        }
-        for (const d of c.diff ?? []) {
-          const mine = rows.filter((r) => r.startsWith(d.path));
-          expect(mine.length, `${c.address}: a row for ${d.path}`).toBeGreaterThan(0);
-          for (const [from, to] of [[d.before, d.after], [d.after, d.before]]) {
-            for (const l of changedLeaves(from, to)) {
-              // The leaf's name and value on one row of its field.
-              const others = leaves(from).filter((o) => o.at === l.at);
-              const name = l.key ? [escaped(l.key)] : [];
-              const must = [...name, ...mustShow(l.value, others.length === 1 ? others[0].value : undefined)];
-              const whole = [...name, shown(l.value)];
-              const found = [whole, must].some((parts) => mine.some((r) => parts.every((x) => r.includes(x))));
-              expect(found, `${c.address}: ${d.path}${l.at} = ${must.join(' ')} on one row of\n${mine.join('\n')}`).toBe(true);
+    if (changes)
+      it("every changed leaf of the JSON plan appears in its change's details", () => {
+        const shownDetails = sections(html);
+        const cut = /> ✂️ (\d+) more resource details not shown/.exec(md);
+        const missing: string[] = [];
+        for (const c of changes!.filter((x) => x.action !== 'noop')) {
+          const rows = shownDetails.get(c.address);
+          if (rows === undefined) {
+            missing.push(c.address);
+            // Only a plan cut by the size budget leaves details out, and never a release's or a replacement's.
+            expect(cut, `${c.address} has no details`).not.toBeNull();
+            expect(['release', 'replace'], c.address).not.toContain(c.action);
+            continue;
+          }
+          for (const d of c.diff ?? []) {
+            const mine = rows.filter((r) => r.startsWith(d.path));
+            expect(mine.length, `${c.address}: a row for ${d.path}`).toBeGreaterThan(0);
+            for (const [from, to] of [
+              [d.before, d.after],
+              [d.after, d.before],
+            ]) {
+              for (const l of changedLeaves(from, to)) {
+                // The leaf's name and value on one row of its field.
+                const others = leaves(from).filter((o) => o.at === l.at);
+                const name = l.key ? [escaped(l.key)] : [];
+                const must = [...name, ...mustShow(l.value, others.length === 1 ? others[0].value : undefined)];
+                const whole = [...name, shown(l.value)];
+                const found = [whole, must].some((parts) => mine.some((r) => parts.every((x) => r.includes(x))));
+                expect(
+                  found,
+                  `${c.address}: ${d.path}${l.at} = ${must.join(' ')} on one row of\n${mine.join('\n')}`,
+                ).toBe(true);
+              }
             }
           }
         }
-      }
-      expect(missing.length).toBe(Number(cut?.[1] ?? 0));
-    });
+        expect(missing.length).toBe(Number(cut?.[1] ?? 0));
+      });
   });
 });

@@ -37,14 +37,44 @@ describe('natural keys', () => {
     { id: 't2', project_id: 'p', base_type: 'BASE_TYPE_CREATIVE_WORK', name: 'Match' },
   ];
   it.each([
-    ['same name and project, other fields differ: both', 'offer.schema.json', { project_id: 'p', name: 'Premium', priority: 3 }, offers, ['a', 'd']],
+    [
+      'same name and project, other fields differ: both',
+      'offer.schema.json',
+      { project_id: 'p', name: 'Premium', priority: 3 },
+      offers,
+      ['a', 'd'],
+    ],
     ['names compare exactly (case counts)', 'offer.schema.json', { project_id: 'p', name: 'premium' }, offers, ['c']],
     ['another project is another resource', 'offer.schema.json', { project_id: 'q', name: 'Premium' }, offers, ['b']],
     ['no live resource with the name', 'offer.schema.json', { project_id: 'p', name: 'Basic' }, offers, []],
-    ['start times compare as instants', 'event.schema.json', { project_id: 'p', title: 'Final', start_time: '2026-06-01T22:00:00+02:00' }, events, ['e1']],
-    ['fractional zeros are the same instant', 'event.schema.json', { project_id: 'p', title: 'Final', start_time: '2026-06-02T20:00:00.000Z' }, events, ['e2']],
-    ['same title another day: none', 'event.schema.json', { project_id: 'p', title: 'Final', start_time: '2026-06-03T20:00:00Z' }, events, []],
-    ['a content type is its base type and name', 'content-type.schema.json', { project_id: 'p', base_type: 'BASE_TYPE_EVENT', name: 'Match' }, types, ['t1']],
+    [
+      'start times compare as instants',
+      'event.schema.json',
+      { project_id: 'p', title: 'Final', start_time: '2026-06-01T22:00:00+02:00' },
+      events,
+      ['e1'],
+    ],
+    [
+      'fractional zeros are the same instant',
+      'event.schema.json',
+      { project_id: 'p', title: 'Final', start_time: '2026-06-02T20:00:00.000Z' },
+      events,
+      ['e2'],
+    ],
+    [
+      'same title another day: none',
+      'event.schema.json',
+      { project_id: 'p', title: 'Final', start_time: '2026-06-03T20:00:00Z' },
+      events,
+      [],
+    ],
+    [
+      'a content type is its base type and name',
+      'content-type.schema.json',
+      { project_id: 'p', base_type: 'BASE_TYPE_EVENT', name: 'Match' },
+      types,
+      ['t1'],
+    ],
   ])('%s', (_, schema, desired, live, ids) => {
     expect(matches(schema, desired as JsonObject, live as JsonObject[])).toEqual(ids);
   });

@@ -5,7 +5,8 @@ import { Limiter, type Ticket } from '../../src/remote/limiter.js';
 import { FLOOR, GROWTH, LearntRate, RATE_SHARE } from '../../src/remote/pace.js';
 
 /** `n` accepted answers, evenly after `from` up to `to` ms */
-const accepted = (n: number, from: number, to: number): Event[] => Array.from({ length: n }, (_, i) => ['ok', from + ((to - from) * (i + 1)) / n]);
+const accepted = (n: number, from: number, to: number): Event[] =>
+  Array.from({ length: n }, (_, i) => ['ok', from + ((to - from) * (i + 1)) / n]);
 type Event = ['ok', number] | ['429', number, number];
 
 describe('the rate learnt from 429s', () => {
@@ -14,20 +15,46 @@ describe('the rate learnt from 429s', () => {
   it.each<[string, Event[], number | undefined]>([
     ['nothing refused: no rate', accepted(50, 0, 1000), undefined],
     ['the first 429 only starts the measure (what came before it holds the first burst)', burst, undefined],
-    ['the next 429: what was accepted between the two', [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490]], 100 * RATE_SHARE],
-    ['the time between includes a pause: a bucket empty at both 429s refilled over all of it',
-      [...burst, ...accepted(60, 1500, 2000), ['429', 2000, 1990]], (60 / 1.5) * RATE_SHARE],
-    ['too few answers between to tell: no rate (the window and the pause do)', [...burst, ...accepted(2, 500, 1500), ['429', 1500, 1490]], undefined],
-    ['a 429 to a request started before the last one is news already acted on',
-      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1800, 1495]], 100 * RATE_SHARE],
-    ['a 429 too soon after the last one measures too little: nothing changes',
-      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1600, 1550]], 100 * RATE_SHARE],
-    ['each accepted answer after the cut grows the rate a little',
-      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(100, 1500, 1600)], 100 * RATE_SHARE * (1 + GROWTH) ** 100],
-    ['a lower rate measured next: paced to it', [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(90, 1500, 2500), ['429', 2500, 2490]],
-      90 * RATE_SHARE],
-    ['429s that come however slowly we send: never below a share of the highest rate measured',
-      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(40, 1500, 2500), ['429', 2500, 2490]], 100 * FLOOR * RATE_SHARE],
+    [
+      'the next 429: what was accepted between the two',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490]],
+      100 * RATE_SHARE,
+    ],
+    [
+      'the time between includes a pause: a bucket empty at both 429s refilled over all of it',
+      [...burst, ...accepted(60, 1500, 2000), ['429', 2000, 1990]],
+      (60 / 1.5) * RATE_SHARE,
+    ],
+    [
+      'too few answers between to tell: no rate (the window and the pause do)',
+      [...burst, ...accepted(2, 500, 1500), ['429', 1500, 1490]],
+      undefined,
+    ],
+    [
+      'a 429 to a request started before the last one is news already acted on',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1800, 1495]],
+      100 * RATE_SHARE,
+    ],
+    [
+      'a 429 too soon after the last one measures too little: nothing changes',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ['429', 1600, 1550]],
+      100 * RATE_SHARE,
+    ],
+    [
+      'each accepted answer after the cut grows the rate a little',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(100, 1500, 1600)],
+      100 * RATE_SHARE * (1 + GROWTH) ** 100,
+    ],
+    [
+      'a lower rate measured next: paced to it',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(90, 1500, 2500), ['429', 2500, 2490]],
+      90 * RATE_SHARE,
+    ],
+    [
+      '429s that come however slowly we send: never below a share of the highest rate measured',
+      [...burst, ...accepted(100, 500, 1500), ['429', 1500, 1490], ...accepted(40, 1500, 2500), ['429', 2500, 2490]],
+      100 * FLOOR * RATE_SHARE,
+    ],
   ])('%s', (_, events, rate) => {
     const r = new LearntRate();
     for (const e of events) {
@@ -40,7 +67,7 @@ describe('the rate learnt from 429s', () => {
 
   it.each([
     ['no rate: at once', undefined, 0, 0],
-    ['right after the cut: nothing saved up, one start\'s worth of time', 20, 0, 50],
+    ["right after the cut: nothing saved up, one start's worth of time", 20, 0, 50],
     ['part refilled', 20, 30, 20],
     ['refilled', 20, 50, 0],
   ])('the wait: %s', (_, rate, after, wait) => {

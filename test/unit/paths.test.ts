@@ -14,7 +14,7 @@ describe('fillPath', () => {
     ['a reference inside other text', 'pre-${Event/final.id}', '/e/pre-${Event/final.id}/x'],
   ])('%s', (_, id, path) => expect(fillPath('/e/{id}/x', { id, spec: {} })).toBe(path));
 
-  it('keeps a resource key\'s separators and encodes the rest of each segment', () => {
+  it("keeps a resource key's separators and encodes the rest of each segment", () => {
     expect(fillPath('/p/{key}', { key: 'o/../a b/${Policy/x.id}', spec: {} })).toBe('/p/o/%2E%2E/a%20b/${Policy/x.id}');
   });
 });
@@ -27,5 +27,6 @@ describe('fillPathReferences', () => {
     ['evt_1', '/e/evt_1/x'],
   ])('fills in %j as one segment', (id, path) => expect(fillPathReferences('/e/${Event/a.id}/x', () => id)).toBe(path));
 
-  it('leaves a reference whose id is not known', () => expect(fillPathReferences('/e/${Event/a.id}', () => undefined)).toBe('/e/${Event/a.id}'));
+  it('leaves a reference whose id is not known', () =>
+    expect(fillPathReferences('/e/${Event/a.id}', () => undefined)).toBe('/e/${Event/a.id}'));
 });

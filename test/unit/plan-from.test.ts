@@ -17,8 +17,16 @@ function doc(name: string, extra: Partial<Document> = {}): Document {
 /** The live resource matches the document: a noop (or a move, for a rename). */
 function matching(d: Document, id: string): Observed {
   return {
-    doc: d, desired: d.spec, source: undefined, id, live: d.spec, moved_from: d.moved_from, from_state: true,
-    adopted_by: undefined, restored: undefined, notes: undefined,
+    doc: d,
+    desired: d.spec,
+    source: undefined,
+    id,
+    live: d.spec,
+    moved_from: d.moved_from,
+    from_state: true,
+    adopted_by: undefined,
+    restored: undefined,
+    notes: undefined,
   };
 }
 
@@ -43,10 +51,22 @@ describe('planFrom', () => {
     ['only those --target names', (a) => a === 'Vod/kept', []],
   ])('releases %s', (_, releasable, released) => {
     const state = stateOf(entries);
-    const read = new Map([[kept.address, matching(kept, 'v1')], [renamed.address, matching(renamed, 'v4')]]);
-    const { changes, summary } = planFrom({ documents: [kept, renamed], observations: { read }, state, registry: defaultRegistry, releasable });
+    const read = new Map([
+      [kept.address, matching(kept, 'v1')],
+      [renamed.address, matching(renamed, 'v4')],
+    ]);
+    const { changes, summary } = planFrom({
+      documents: [kept, renamed],
+      observations: { read },
+      state,
+      registry: defaultRegistry,
+      releasable,
+    });
     expect(changes.filter((c) => c.action === 'release').map((c) => c.address)).toEqual(released);
-    expect(changes.map((c) => `${c.action} ${c.address}`).filter((c) => !c.startsWith('release'))).toEqual(['noop Vod/kept', 'move Vod/renamed']);
+    expect(changes.map((c) => `${c.action} ${c.address}`).filter((c) => !c.startsWith('release'))).toEqual([
+      'noop Vod/kept',
+      'move Vod/renamed',
+    ]);
     expect(summary.release).toBe(released.length);
   });
 
@@ -56,7 +76,11 @@ describe('planFrom', () => {
     const trusted = new Map([[renamed.address, matching(renamed, 'v4')]]);
     const gone = doc('gone');
     const { changes } = planFrom({
-      documents: [kept, renamed], declared: [kept, renamed, gone], observations: { read, trusted }, state, registry: defaultRegistry,
+      documents: [kept, renamed],
+      declared: [kept, renamed, gone],
+      observations: { read, trusted },
+      state,
+      registry: defaultRegistry,
     });
     expect(changes.map((c) => `${c.action} ${c.address}`)).toEqual(['noop Vod/kept', 'move Vod/renamed']);
     // The observations read are not changed by planning.

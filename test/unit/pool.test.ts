@@ -4,7 +4,9 @@ import { mapPool, waves } from '../../src/util/pool.js';
 
 const busy = (ms: number) => {
   const end = performance.now() + ms;
-  while (performance.now() < end) { /* CPU work */ }
+  while (performance.now() < end) {
+    /* CPU work */
+  }
 };
 
 describe('mapPool', () => {
@@ -30,10 +32,22 @@ describe('waves', () => {
     ['a reference outside the set does not hold anything up', { a: ['zzz'], b: ['a'] }, [['a'], ['b']]],
     ['a diamond', { d: ['b', 'c'], b: ['a'], c: ['a'], a: [] }, [['a'], ['b', 'c'], ['d']]],
   ])('%s', (_, deps, expected) => {
-    expect(waves(items(deps), (t) => t.key, (t) => t.d).map((w) => w.map((t) => t.key))).toEqual(expected);
+    expect(
+      waves(
+        items(deps),
+        (t) => t.key,
+        (t) => t.d,
+      ).map((w) => w.map((t) => t.key)),
+    ).toEqual(expected);
   });
   it('refuses a cycle', () => {
-    expect(() => waves(items({ a: ['b'], b: ['a'] }), (t) => t.key, (t) => t.d)).toThrow('dependency cycle');
+    expect(() =>
+      waves(
+        items({ a: ['b'], b: ['a'] }),
+        (t) => t.key,
+        (t) => t.d,
+      ),
+    ).toThrow('dependency cycle');
   });
 });
 
@@ -42,12 +56,14 @@ describe("the emulator's latency clock", () => {
     const { sleepUntil } = await import('../../src/emulator/server.js');
     const early = async (sleep: (due: number) => Promise<void>) => {
       let count = 0;
-      await Promise.all(Array.from({ length: 300 }, async (_, i) => {
-        busy(0.05); // a loaded server: the clock setTimeout counts from goes stale
-        const due = performance.now() + 3 + (i % 7) * 0.3;
-        await sleep(due);
-        if (performance.now() < due) count++;
-      }));
+      await Promise.all(
+        Array.from({ length: 300 }, async (_, i) => {
+          busy(0.05); // a loaded server: the clock setTimeout counts from goes stale
+          const due = performance.now() + 3 + (i % 7) * 0.3;
+          await sleep(due);
+          if (performance.now() < due) count++;
+        }),
+      );
       return count;
     };
     expect(await early(sleepUntil)).toBe(0);

@@ -5,22 +5,63 @@ import { fillEnv, parsePgUrl, pgSecrets } from '../../src/state/postgres-url.js'
 
 describe('parsePgUrl', () => {
   it.each([
-    ['postgres://ci:s3cret@db.example.com:5432/infra?schema=tapedeck', {},
-      { password: 's3cret', schema: 'tapedeck', shown: 'postgres://ci:***@db.example.com:5432/infra?schema=tapedeck', connect: 'postgres://ci:s3cret@db.example.com:5432/infra' }],
-    ['postgresql://ci@db/infra', { PGPASSWORD: 'from-env' },
-      { password: 'from-env', schema: 'tapedeck', shown: 'postgres://ci@db/infra?schema=tapedeck', connect: 'postgres://ci:from-env@db/infra' }],
-    ['postgres://ci:p%40ss%3Aw%2Frd@db/infra?sslmode=require&schema=team_a', {},
-      { password: 'p@ss:w/rd', schema: 'team_a', shown: 'postgres://ci:***@db/infra?sslmode=require&schema=team_a', connect: 'postgres://ci:p%40ss%3Aw%2Frd@db/infra?sslmode=require' }],
-    ['postgres://ci@db/infra?sslpassword=keypass', {},
-      { password: undefined, shown: 'postgres://ci@db/infra?sslpassword=***&schema=tapedeck', connect: 'postgres://ci@db/infra?sslpassword=keypass' }],
-    ['postgres://db/infra', {}, { password: undefined, shown: 'postgres://db/infra?schema=tapedeck', connect: 'postgres://db/infra' }],
+    [
+      'postgres://ci:s3cret@db.example.com:5432/infra?schema=tapedeck',
+      {},
+      {
+        password: 's3cret',
+        schema: 'tapedeck',
+        shown: 'postgres://ci:***@db.example.com:5432/infra?schema=tapedeck',
+        connect: 'postgres://ci:s3cret@db.example.com:5432/infra',
+      },
+    ],
+    [
+      'postgresql://ci@db/infra',
+      { PGPASSWORD: 'from-env' },
+      {
+        password: 'from-env',
+        schema: 'tapedeck',
+        shown: 'postgres://ci@db/infra?schema=tapedeck',
+        connect: 'postgres://ci:from-env@db/infra',
+      },
+    ],
+    [
+      'postgres://ci:p%40ss%3Aw%2Frd@db/infra?sslmode=require&schema=team_a',
+      {},
+      {
+        password: 'p@ss:w/rd',
+        schema: 'team_a',
+        shown: 'postgres://ci:***@db/infra?sslmode=require&schema=team_a',
+        connect: 'postgres://ci:p%40ss%3Aw%2Frd@db/infra?sslmode=require',
+      },
+    ],
+    [
+      'postgres://ci@db/infra?sslpassword=keypass',
+      {},
+      {
+        password: undefined,
+        shown: 'postgres://ci@db/infra?sslpassword=***&schema=tapedeck',
+        connect: 'postgres://ci@db/infra?sslpassword=keypass',
+      },
+    ],
+    [
+      'postgres://db/infra',
+      {},
+      { password: undefined, shown: 'postgres://db/infra?schema=tapedeck', connect: 'postgres://db/infra' },
+    ],
   ])('%s', (url, env, expected) => {
     expect(parsePgUrl(url, '--state', env)).toMatchObject(expected);
   });
 
   it.each([
-    ['postgres://ci:s3cret@db:notaport/x', '--state is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)'],
-    ['postgres://ci:s3cret@db/x?schema=Team-A', '--state: schema="Team-A" must be a plain lower-case name (letters, digits, _; at most 63)'],
+    [
+      'postgres://ci:s3cret@db:notaport/x',
+      '--state is not a valid PostgreSQL URL (postgres://user@host:5432/database?schema=tapedeck; percent-encode special characters in the password)',
+    ],
+    [
+      'postgres://ci:s3cret@db/x?schema=Team-A',
+      '--state: schema="Team-A" must be a plain lower-case name (letters, digits, _; at most 63)',
+    ],
     ['postgres://ci:s3cret@db/x#frag', '--state: a PostgreSQL URL has no #fragment'],
     ['postgres://ci:%E0%A4%A@db/x', '--state: the password in the URL is not valid percent-encoding'],
   ])('%s is refused without quoting it', (url, message) => {

@@ -23,7 +23,9 @@ function corpus(): { schema: string; doc: unknown }[] {
   const schemaOfKind = new Map([...allSchemas()].map(([f, s]) => [s.properties?.kind?.const as string, f]));
   const files = [
     ...readdirSync(join(root, 'examples/basic')).map((f) => join(root, 'examples/basic', f)),
-    ...readdirSync(join(root, 'test/fixtures/bad')).filter((f) => f.endsWith('.yaml')).map((f) => join(root, 'test/fixtures/bad', f)),
+    ...readdirSync(join(root, 'test/fixtures/bad'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(root, 'test/fixtures/bad', f)),
   ];
   const out: { schema: string; doc: unknown }[] = [];
   for (const f of files) {
@@ -53,10 +55,11 @@ describe('precompiled validators', () => {
 
   it('give the same verdict and the same errors as compiling at run time, document by document', () => {
     // What ajv says, and what the user reads of it (describe uses the failing schema: x-message, did-you-mean).
-    const view = (v: { errors?: ErrorObject[] | null }) => (v.errors ?? []).map((e) => {
-      const { instancePath, keyword, params, message } = e;
-      return { instancePath, keyword, params, message, said: describeError(e) };
-    });
+    const view = (v: { errors?: ErrorObject[] | null }) =>
+      (v.errors ?? []).map((e) => {
+        const { instancePath, keyword, params, message } = e;
+        return { instancePath, keyword, params, message, said: describeError(e) };
+      });
     let invalid = 0;
     for (const { schema, doc } of docs) {
       const fast = precompiled[schema];

@@ -1,7 +1,13 @@
 // The emulator's rate limits (--rate-limit) on a clock the test moves: token buckets of RPS tokens, refilled RPS a
 // second, one for every request and one per path prefix, and the headers that tell the client.
 import { describe, expect, it } from 'vitest';
-import { parseRateRule, parseRateRules, RateLimits, TokenBucket, type RateRule } from '../../src/emulator/rate-limit.js';
+import {
+  parseRateRule,
+  parseRateRules,
+  RateLimits,
+  TokenBucket,
+  type RateRule,
+} from '../../src/emulator/rate-limit.js';
 
 describe('--rate-limit values', () => {
   it.each([
@@ -41,39 +47,60 @@ describe('a token bucket', () => {
 
 type Step = [at: number, path: string, admitted: boolean, headers: Record<string, string>];
 const h = (limit: number, remaining: number, reset: number, retryAfter?: number) => ({
-  'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset),
+  'x-ratelimit-limit': String(limit),
+  'x-ratelimit-remaining': String(remaining),
+  'x-ratelimit-reset': String(reset),
   ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
 });
 
 describe('the limits of a request', () => {
   it.each<[string, RateRule[], Step[]]>([
-    ['one limit for every request: a burst of RPS, then RPS a second; a refusal takes no token', [{ prefix: '', rps: 2 }], [
-      [0, '/cms/banners/v1/b1', true, h(2, 1, 1)],
-      [0, '/streaming/vods/v1/v1', true, h(2, 0, 1)],
-      [0, '/cms/banners/v1/b1', false, h(2, 0, 1, 1)],
-      [499, '/cms/banners/v1/b1', false, h(2, 0, 1, 1)],
-      [500, '/cms/banners/v1/b1', true, h(2, 0, 1)],
-      [2000, '/cms/banners/v1/b1', true, h(2, 1, 1)],
-    ]],
-    ['a limit per prefix: paths outside it are not limited (and get no headers)', [{ prefix: '/cms/', rps: 1 }], [
-      [0, '/cms/events/v1', true, h(1, 0, 1)],
-      [0, '/cms/banners/v1/b1', false, h(1, 0, 1, 1)],
-      [0, '/streaming/vods/v1/v1', true, {}],
-      [1000, '/cms/banners/v1/b1', true, h(1, 0, 1)],
-    ]],
-    ['both: a request needs a token of each; the headers are the bucket with fewest left', [{ prefix: '', rps: 10 }, { prefix: '/cms/', rps: 2 }], [
-      [0, '/cms/events/v1', true, h(2, 1, 1)],
-      [0, '/cms/events/v1', true, h(2, 0, 1)],
-      [0, '/cms/events/v1', false, h(2, 0, 1, 1)],
-      [0, '/streaming/vods/v1/v1', true, h(10, 7, 1)],
-      [0, '/streaming/vods/v1/v1', true, h(10, 6, 1)],
-    ]],
-    ['a slow limit: Retry-After and the reset count whole seconds, rounded up', [{ prefix: '', rps: 1 }], [
-      [0, '/x', true, h(1, 0, 1)],
-      [1, '/x', false, h(1, 0, 1, 1)],
-      [999, '/x', false, h(1, 0, 1, 1)],
-      [1000, '/x', true, h(1, 0, 1)],
-    ]],
+    [
+      'one limit for every request: a burst of RPS, then RPS a second; a refusal takes no token',
+      [{ prefix: '', rps: 2 }],
+      [
+        [0, '/cms/banners/v1/b1', true, h(2, 1, 1)],
+        [0, '/streaming/vods/v1/v1', true, h(2, 0, 1)],
+        [0, '/cms/banners/v1/b1', false, h(2, 0, 1, 1)],
+        [499, '/cms/banners/v1/b1', false, h(2, 0, 1, 1)],
+        [500, '/cms/banners/v1/b1', true, h(2, 0, 1)],
+        [2000, '/cms/banners/v1/b1', true, h(2, 1, 1)],
+      ],
+    ],
+    [
+      'a limit per prefix: paths outside it are not limited (and get no headers)',
+      [{ prefix: '/cms/', rps: 1 }],
+      [
+        [0, '/cms/events/v1', true, h(1, 0, 1)],
+        [0, '/cms/banners/v1/b1', false, h(1, 0, 1, 1)],
+        [0, '/streaming/vods/v1/v1', true, {}],
+        [1000, '/cms/banners/v1/b1', true, h(1, 0, 1)],
+      ],
+    ],
+    [
+      'both: a request needs a token of each; the headers are the bucket with fewest left',
+      [
+        { prefix: '', rps: 10 },
+        { prefix: '/cms/', rps: 2 },
+      ],
+      [
+        [0, '/cms/events/v1', true, h(2, 1, 1)],
+        [0, '/cms/events/v1', true, h(2, 0, 1)],
+        [0, '/cms/events/v1', false, h(2, 0, 1, 1)],
+        [0, '/streaming/vods/v1/v1', true, h(10, 7, 1)],
+        [0, '/streaming/vods/v1/v1', true, h(10, 6, 1)],
+      ],
+    ],
+    [
+      'a slow limit: Retry-After and the reset count whole seconds, rounded up',
+      [{ prefix: '', rps: 1 }],
+      [
+        [0, '/x', true, h(1, 0, 1)],
+        [1, '/x', false, h(1, 0, 1, 1)],
+        [999, '/x', false, h(1, 0, 1, 1)],
+        [1000, '/x', true, h(1, 0, 1)],
+      ],
+    ],
   ])('%s', (_, rules, steps) => {
     let now = 0;
     const limits = new RateLimits(rules, () => now);

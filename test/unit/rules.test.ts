@@ -24,11 +24,19 @@ describe('positionIn: a CEL offset as file:line:col', () => {
 describe('--allow', () => {
   it.each([
     [['a=why'], [{ rule: 'a', reason: 'why' }]],
-    [['a=why=not', 'b= spaced '], [{ rule: 'a', reason: 'why=not' }, { rule: 'b', reason: 'spaced' }]],
+    [
+      ['a=why=not', 'b= spaced '],
+      [
+        { rule: 'a', reason: 'why=not' },
+        { rule: 'b', reason: 'spaced' },
+      ],
+    ],
     [['a=why', 'a=why'], [{ rule: 'a', reason: 'why' }]],
   ])('%j', (flags, allowances) => expect(parseAllowances(flags)).toEqual(allowances));
 
-  it.each([[['a']], [['=why']], [['a=']], [['a=x', 'a=y']]])('%j is refused', (flags) => expect(() => parseAllowances(flags)).toThrow(/--allow/));
+  it.each([[['a']], [['=why']], [['a=']], [['a=x', 'a=y']]])('%j is refused', (flags) =>
+    expect(() => parseAllowances(flags)).toThrow(/--allow/),
+  );
 });
 
 const change = (c: Partial<Change>): Change => ({ address: 'Offer/o', kind: 'Offer', action: 'update', ...c });
@@ -37,15 +45,30 @@ const ctx = { environment: 'production', schemaOf: () => 'offer.schema.json', no
 describe('the change variable', () => {
   it('int64 as int, zeros inside a value, before from the diff, unset absent', () => {
     const c = change({
-      managed: { priority: '10', visibility: null, offer_prices: [{ price: { currency_code: 'EUR', nanos: 500000000 } }] },
+      managed: {
+        priority: '10',
+        visibility: null,
+        offer_prices: [{ price: { currency_code: 'EUR', nanos: 500000000 } }],
+      },
       diff: [{ path: 'priority', before: '3', after: '10' }],
     });
     const v = changeVariable(c, ctx) as unknown as { before: Record<string, unknown>; after: Record<string, unknown> };
-    expect(v).toMatchObject({ address: 'Offer/o', kind: 'Offer', name: 'o', action: 'update', environment: 'production', changed: ['priority'] });
+    expect(v).toMatchObject({
+      address: 'Offer/o',
+      kind: 'Offer',
+      name: 'o',
+      action: 'update',
+      environment: 'production',
+      changed: ['priority'],
+    });
     expect(v.after.priority).toBe(10n);
     expect(v.before.priority).toBe(3n);
     expect('visibility' in v.after).toBe(false);
-    expect((v.after.offer_prices as Array<{ price: Record<string, unknown> }>)[0].price).toMatchObject({ currency_code: 'EUR', units: 0n, nanos: 500000000n });
+    expect((v.after.offer_prices as Array<{ price: Record<string, unknown> }>)[0].price).toMatchObject({
+      currency_code: 'EUR',
+      units: 0n,
+      nanos: 500000000n,
+    });
   });
 
   it.each([
@@ -53,25 +76,38 @@ describe('the change variable', () => {
     ['release', { before: true, after: false }],
     ['noop', { before: true, after: true }],
   ])('%s: which of before and after it has', (action, has) => {
-    const v = changeVariable(change({ action: action as Change['action'], managed: { name: 'x' } }), { ...ctx, lastApplied: () => ({ name: 'x' }) });
+    const v = changeVariable(change({ action: action as Change['action'], managed: { name: 'x' } }), {
+      ...ctx,
+      lastApplied: () => ({ name: 'x' }),
+    });
     expect({ before: v.before !== undefined, after: v.after !== undefined }).toEqual(has);
   });
 });
 
 describe('checkRules', () => {
-  const source = (name: string, expression: string, extra: object = {}): RuleSource => ({ spec: { name, expression, ...extra }, file: 'r.yaml', pos: () => ({ line: 1, col: 1 }) });
+  const source = (name: string, expression: string, extra: object = {}): RuleSource => ({
+    spec: { name, expression, ...extra },
+    file: 'r.yaml',
+    pos: () => ({ line: 1, col: 1 }),
+  });
   const plan = (changes: Change[]) => ({ changes }) as Plan;
 
   it('failed, error (never a throw), passed; match filters; a dyn that is not a bool is an error', () => {
-    const { rules, issues } = compileRules([
-      source('prio', 'change.after.priority < 5', { messageExpression: '"prio " + string(change.after.priority)' }),
-      source('missing', 'change.after.nope == 1'),
-      source('not-bool', 'change.after.name', { severity: 'warn' }),
-      source('only-events', 'false', { match: { kinds: ['Event'] } }),
-      source('bad-message', 'false', { messageExpression: 'change.after.nope' }),
-    ], '.');
+    const { rules, issues } = compileRules(
+      [
+        source('prio', 'change.after.priority < 5', { messageExpression: '"prio " + string(change.after.priority)' }),
+        source('missing', 'change.after.nope == 1'),
+        source('not-bool', 'change.after.name', { severity: 'warn' }),
+        source('only-events', 'false', { match: { kinds: ['Event'] } }),
+        source('bad-message', 'false', { messageExpression: 'change.after.nope' }),
+      ],
+      '.',
+    );
     expect(issues).toEqual([]);
-    const report = checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, { ...ctx, allow: [{ rule: 'missing', reason: 'ok' }] });
+    const report = checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, {
+      ...ctx,
+      allow: [{ rule: 'missing', reason: 'ok' }],
+    });
     expect(report.results.map((r) => [r.rule, r.outcome, r.message, r.allowed])).toEqual([
       ['prio', 'failed', 'prio 7', undefined],
       ['missing', 'error', 'the rule could not be evaluated: No such key: nope', 'ok'],

@@ -15,8 +15,11 @@ const root = join(import.meta.dirname, '../..');
 const run = (args: string[]) => runCli(args, { cwd: tempDir() });
 
 /** Every document of examples/basic, with its kind. */
-const examples = ['access', 'annotations', 'content', 'monetization', 'streaming']
-  .flatMap((f) => parseAllDocuments(readFileSync(join(root, `examples/basic/${f}.yaml`), 'utf8')).map((d) => d.toJS() as { kind: string; spec: object }));
+const examples = ['access', 'annotations', 'content', 'monetization', 'streaming'].flatMap((f) =>
+  parseAllDocuments(readFileSync(join(root, `examples/basic/${f}.yaml`), 'utf8')).map(
+    (d) => d.toJS() as { kind: string; spec: object },
+  ),
+);
 
 describe('tapedeck schema KIND', () => {
   it.each(builtinKinds.map((k) => k.kind))('prints %s with no $ref left', async (kind) => {
@@ -27,7 +30,7 @@ describe('tapedeck schema KIND', () => {
     expect(JSON.parse(r.stdout).title).toBe(`tapedeck ${kind} document`);
   });
 
-  it('puts the definitions where they are used, the field\'s own keywords winning', async () => {
+  it("puts the definitions where they are used, the field's own keywords winning", async () => {
     const s = JSON.parse((await run(['schema', 'offer'])).stdout);
     const common = allSchemas().get('common.schema.json')!.$defs;
     expect(s.properties.name.pattern).toBe(common.Name.pattern);
@@ -46,8 +49,14 @@ describe('tapedeck schema KIND', () => {
       const docs = examples.filter((d) => d.kind === k.kind);
       const broken = docs.map((d) => ({ ...d, spec: { ...d.spec, nmae: 'x' } }));
       expect(docs.length, k.kind).toBeGreaterThan(0);
-      expect(docs.map((d) => inline(d)), k.kind).toEqual(docs.map((d) => byFile(d)));
-      expect(broken.map((d) => inline(d)), k.kind).toEqual(broken.map(() => false));
+      expect(
+        docs.map((d) => inline(d)),
+        k.kind,
+      ).toEqual(docs.map((d) => byFile(d)));
+      expect(
+        broken.map((d) => inline(d)),
+        k.kind,
+      ).toEqual(broken.map(() => false));
     }
   });
 
@@ -64,7 +73,10 @@ describe('inlinedSchema', () => {
   afterEach(() => allSchemas().delete('loop.schema.json'));
 
   it('refuses a schema that refers to itself, rather than never ending', () => {
-    allSchemas().set('loop.schema.json', { $defs: { a: { type: 'array', items: { $ref: '#/$defs/a' } } }, properties: { x: { $ref: '#/$defs/a' } } });
+    allSchemas().set('loop.schema.json', {
+      $defs: { a: { type: 'array', items: { $ref: '#/$defs/a' } } },
+      properties: { x: { $ref: '#/$defs/a' } },
+    });
     expect(() => inlinedSchema('loop.schema.json')).toThrow(/recursive/);
   });
 });

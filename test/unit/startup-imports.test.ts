@@ -16,14 +16,19 @@ function loaded(entry: string): { files: string[]; packages: string[] } {
     if (files.has(file)) return;
     files.add(file);
     const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm)) {
+    for (const m of text.matchAll(
+      /^\s*(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^\s*import\s+'([^']+)'/gm,
+    )) {
       const spec = m[1] ?? m[2];
       if (spec.startsWith('.')) visit(join(dirname(file), spec.replace(/\.js$/, '.ts')));
       else packages.add(spec);
     }
   };
   visit(join(src, entry));
-  return { files: [...files].map((f) => relative(src, f)).sort(), packages: [...packages].filter((p) => !p.startsWith('node:')).sort() };
+  return {
+    files: [...files].map((f) => relative(src, f)).sort(),
+    packages: [...packages].filter((p) => !p.startsWith('node:')).sort(),
+  };
 }
 
 describe('what a start loads', () => {
@@ -40,6 +45,12 @@ describe('what a start loads', () => {
     expect(packages).toEqual([]);
     // The options read where the state is (a file or a database URL, parsed and masked by postgres-url.ts, which
     // loads no database client: `packages` above is empty); no state is read.
-    expect(files.filter((f) => /^(remote|emulator|apply|state)\/|^plan\/(build|keep|requests|sensitive|saved)\.ts$|^cli\/pipeline\.ts$/.test(f))).toEqual(['state/postgres-url.ts']);
+    expect(
+      files.filter((f) =>
+        /^(remote|emulator|apply|state)\/|^plan\/(build|keep|requests|sensitive|saved)\.ts$|^cli\/pipeline\.ts$/.test(
+          f,
+        ),
+      ),
+    ).toEqual(['state/postgres-url.ts']);
   });
 });

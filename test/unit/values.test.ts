@@ -1,7 +1,15 @@
 // Normalisation by meaning, as tables: what counts as unset, int64 and timestamp spellings, sets.
 import { describe, expect, it } from 'vitest';
 import { fieldAt, resourceModel } from '../../src/schema/model.js';
-import { canonicalInt64, canonicalTimestamp, deepEqual, jsonText, normalize, stableStringify, zeroFill } from '../../src/schema/values.js';
+import {
+  canonicalInt64,
+  canonicalTimestamp,
+  deepEqual,
+  jsonText,
+  normalize,
+  stableStringify,
+  zeroFill,
+} from '../../src/schema/values.js';
 import { diffSpec, leafPaths, overlay, pick } from '../../src/diff/diff.js';
 
 const offer = resourceModel('offer.schema.json');
@@ -77,14 +85,23 @@ describe('normalize', () => {
 
   it('bindings and account ids compare as sets', () => {
     const f = fieldAt(policy, 'policy.bindings');
-    const a = normalize(f, [{ role_id: 'r', account_ids: ['b', 'a'] }, { role_id: 'o', account_ids: [] }]);
-    const b = normalize(f, [{ role_id: 'o' }, { role_id: 'r', account_ids: ['a', 'b'], all_organization_accounts: false }]);
+    const a = normalize(f, [
+      { role_id: 'r', account_ids: ['b', 'a'] },
+      { role_id: 'o', account_ids: [] },
+    ]);
+    const b = normalize(f, [
+      { role_id: 'o' },
+      { role_id: 'r', account_ids: ['a', 'b'], all_organization_accounts: false },
+    ]);
     expect(a).toEqual(b);
   });
 });
 
 describe('diffSpec', () => {
-  const live = zeroFill(offer, { id: 'o', name: 'Basic', priority: '5', target: { event_ids: ['e1'] } }) as Record<string, never>;
+  const live = zeroFill(offer, { id: 'o', name: 'Basic', priority: '5', target: { event_ids: ['e1'] } }) as Record<
+    string,
+    never
+  >;
   it.each([
     [{ name: 'Basic', priority: 5 }, []],
     [{ name: 'Basic', priority: '5', applies_to_all: false, visibility: 'VISIBILITY_UNSPECIFIED' }, []],
@@ -99,25 +116,42 @@ describe('diffSpec', () => {
   });
 
   it('descends into nested messages for the deepest path', () => {
-    const e = zeroFill(event, { physical_location: { city: 'A', coordinates: { latitude: 1 } } }) as Record<string, never>;
-    expect(diffSpec(event, { physical_location: { city: 'B', coordinates: { latitude: 1, longitude: 2 } } }, e).map((d) => d.path))
-      .toEqual(['physical_location.city', 'physical_location.coordinates.longitude']);
+    const e = zeroFill(event, { physical_location: { city: 'A', coordinates: { latitude: 1 } } }) as Record<
+      string,
+      never
+    >;
+    expect(
+      diffSpec(event, { physical_location: { city: 'B', coordinates: { latitude: 1, longitude: 2 } } }, e).map(
+        (d) => d.path,
+      ),
+    ).toEqual(['physical_location.city', 'physical_location.coordinates.longitude']);
   });
 });
 
 describe('request bodies', () => {
   it('pick keeps exactly the masked paths, leaving cleared ones out', () => {
-    expect(pick({ name: 'x', target: { event_ids: ['e'], entity_ids: ['n'] }, priority: null }, ['name', 'target.event_ids', 'priority']))
-      .toEqual({ name: 'x', target: { event_ids: ['e'] } });
+    expect(
+      pick({ name: 'x', target: { event_ids: ['e'], entity_ids: ['n'] }, priority: null }, [
+        'name',
+        'target.event_ids',
+        'priority',
+      ]),
+    ).toEqual({ name: 'x', target: { event_ids: ['e'] } });
   });
   it('leafPaths descends into messages only', () => {
-    expect(leafPaths(event, { title: 't', physical_location: { city: 'c' }, fields: { a: 1 }, video_ids: ['v'] }))
-      .toEqual(['title', 'physical_location.city', 'fields', 'video_ids']);
+    expect(
+      leafPaths(event, { title: 't', physical_location: { city: 'c' }, fields: { a: 1 }, video_ids: ['v'] }),
+    ).toEqual(['title', 'physical_location.city', 'fields', 'video_ids']);
   });
   it('overlay keeps live fields the documents leave out', () => {
     const model = resourceModel('action-configuration.schema.json');
-    expect(overlay(model, { annotation_type_id: 'a', configuration: { x: {} }, conditions: [{ confidence_threshold: 1 }] }, { configuration: { y: {} } }))
-      .toEqual({ annotation_type_id: 'a', configuration: { y: {} }, conditions: [{ confidence_threshold: 1 }] });
+    expect(
+      overlay(
+        model,
+        { annotation_type_id: 'a', configuration: { x: {} }, conditions: [{ confidence_threshold: 1 }] },
+        { configuration: { y: {} } },
+      ),
+    ).toEqual({ annotation_type_id: 'a', configuration: { y: {} }, conditions: [{ confidence_threshold: 1 }] });
   });
 });
 
@@ -125,7 +159,11 @@ describe('paths', async () => {
   const { fillPath } = await import('../../src/kinds/paths.js');
   it.each([
     ['/streaming/vods/v1/{id}', { id: 'v 1/é?#%' }, '/streaming/vods/v1/v%201%2F%C3%A9%3F%23%25'],
-    ['/iam/auth/v1/policies/{key}', { key: 'proj 1/proj 1/project' }, '/iam/auth/v1/policies/proj%201/proj%201/project'],
+    [
+      '/iam/auth/v1/policies/{key}',
+      { key: 'proj 1/proj 1/project' },
+      '/iam/auth/v1/policies/proj%201/proj%201/project',
+    ],
     ['/iam/auth/v1/policies/{key}', { key: '${Event/e.id}/p/event' }, '/iam/auth/v1/policies/${Event/e.id}/p/event'],
     ['/cms/events/v1/{source}/duplicate', { source: '..' }, '/cms/events/v1/%2E%2E/duplicate'],
     ['/iam/auth/v1/policies/{key}', { key: 'a/../organization' }, '/iam/auth/v1/policies/a/%2E%2E/organization'],
@@ -157,13 +195,18 @@ describe('deepEqual means equal JSON texts with sorted keys', () => {
 
   it('agrees with comparing the texts on 5,000 random pairs of near-equal values', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const leaves = [null, undefined, 0, 1, '1', '', 'a', true, false, NaN];
     const value = (depth: number): unknown => {
       const r = random();
       if (depth > 2 || r < 0.5) return leaves[Math.floor(random() * leaves.length)];
       if (r < 0.75) return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(random() * 3) }, () => [['a', 'b', 'c'][Math.floor(random() * 3)], value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(random() * 3) }, () => [
+          ['a', 'b', 'c'][Math.floor(random() * 3)],
+          value(depth + 1),
+        ]),
+      );
     };
     let equalPairs = 0;
     for (let i = 0; i < 5000; i++) {
@@ -178,7 +221,10 @@ describe('deepEqual means equal JSON texts with sorted keys', () => {
 
 describe('jsonText', () => {
   it.each([
-    [{ name: 'It`s basic\u200b\u200e\u200f\u202e|evil' }, '{\n  "name": "It`s basic\\u200b\\u200e\\u200f\\u202e|evil"\n}\n'],
+    [
+      { name: 'It`s basic\u200b\u200e\u200f\u202e|evil' },
+      '{\n  "name": "It`s basic\\u200b\\u200e\\u200f\\u202e|evil"\n}\n',
+    ],
     [['Line\u2028sep\u2029', 'x\u007f\u0085\ufeff'], '[\n  "Line\\u2028sep\\u2029",\n  "x\\u007f\\u0085\\ufeff"\n]\n'],
     [{ 'key\u2066': 'EU\nR\u001b[31m' }, '{\n  "key\\u2066": "EU\\nR\\u001b[31m"\n}\n'],
     [{ plain: 'café ☕ 日本' }, '{\n  "plain": "café ☕ 日本"\n}\n'],

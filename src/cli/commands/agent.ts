@@ -37,7 +37,9 @@ function webhookSecret(file: string | undefined, io: Io): () => string | undefin
   try {
     read();
   } catch (e) {
-    throw new UserError(`cannot read --webhook-secret-file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
+    throw new UserError(`cannot read --webhook-secret-file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, {
+      code: 'E_INPUT',
+    });
   }
   return () => {
     try {
@@ -142,7 +144,8 @@ export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Prom
     }).catch((e) => {
       const code = (e as NodeJS.ErrnoException).code;
       throw new UserError(
-        `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`, { code: 'E_NETWORK' },
+        `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`,
+        { code: 'E_NETWORK' },
       );
     });
     stops.push(

@@ -29,45 +29,66 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   // state's place all come from them.
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
   const formats = { formats: ISSUE_FORMATS };
-  const opts = saved ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats) : buildOptions(dir, flags, io, formats);
+  const opts = saved
+    ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats)
+    : buildOptions(dir, flags, io, formats);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
   // The lock is held on the state's backend for the whole run (a database connection, or a lock file).
-  return withStateLock(opts, io, flags.lockTimeout, (backend) => (saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io)));
+  return withStateLock(opts, io, flags.lockTimeout, (backend) =>
+    saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io),
+  );
 }
 
-const samePath = (a: string, b: string) => a === b || (existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b));
+const samePath = (a: string, b: string) =>
+  a === b || (existsSync(a) && existsSync(b) && realpathSync(a) === realpathSync(b));
 
 /**
  * The saved plan and where it applies: the directory it records (relative to the plan file, so a checkout moved
  * whole still works from any working directory) and its environment. A DIR, --env or TAPEDECK_ENV that says
  * otherwise is refused before anything is read. A plan without a directory (saved from `plan --json`) takes DIR.
  */
-function savedTarget(file: string, dirArg: string | undefined, flags: ApplyFlags, io: Io): { plan: Plan; dir?: string } {
+function savedTarget(
+  file: string,
+  dirArg: string | undefined,
+  flags: ApplyFlags,
+  io: Io,
+): { plan: Plan; dir?: string } {
   const path = resolve(io.cwd, file);
   const plan = readSavedPlan(path);
   const env = flags.env ?? io.env.TAPEDECK_ENV;
   if (env !== undefined && env !== plan.environment.name) {
     const from = flags.env !== undefined ? '--env' : 'TAPEDECK_ENV';
-    throw new UserError(`the saved plan ${file} was made for environment ${plan.environment.name}, not ${env} (${from}): leave ${from} out, or make the plan again`);
+    throw new UserError(
+      `the saved plan ${file} was made for environment ${plan.environment.name}, not ${env} (${from}): leave ${from} out, or make the plan again`,
+    );
   }
   // A targeted plan applies with its own targets; others would make another plan.
   const asked = [...new Set(flags.target ?? [])].sort().join(', ');
   if (flags.target && asked !== [...(plan.targets ?? [])].sort().join(', ')) {
     const made = plan.targets ? `with --target ${plan.targets.join(', ')}` : 'without --target';
-    throw new UserError(`the saved plan ${file} was made ${made}, not --target ${asked}: leave --target out (the plan applies with its own), or make the plan again`);
+    throw new UserError(
+      `the saved plan ${file} was made ${made}, not --target ${asked}: leave --target out (the plan applies with its own), or make the plan again`,
+    );
   }
   const mode = plan.refresh ? 'changed' : 'full';
   if (flags.refresh !== undefined && flags.refresh !== mode) {
-    throw new UserError(`the saved plan ${file} was made with --refresh ${mode}, not --refresh ${flags.refresh}: leave --refresh out (a saved plan reads only what it writes), or make the plan again`);
+    throw new UserError(
+      `the saved plan ${file} was made with --refresh ${mode}, not --refresh ${flags.refresh}: leave --refresh out (a saved plan reads only what it writes), or make the plan again`,
+    );
   }
   if (!plan.configuration) return { plan, dir: dirArg };
   const dir = resolve(dirname(path), plan.configuration.dir);
   const given = dirArg === undefined ? undefined : resolve(io.cwd, dirArg);
   if (given !== undefined && !samePath(given, dir)) {
-    throw new UserError(`the saved plan ${file} was made from the configuration in ${dir}, not ${given}: leave DIR out, or make the plan again`);
+    throw new UserError(
+      `the saved plan ${file} was made from the configuration in ${dir}, not ${given}: leave DIR out, or make the plan again`,
+    );
   }
   if (!existsSync(dir)) {
-    throw new UserError(`the saved plan ${file} records its configuration as ${plan.configuration.dir} (relative to the plan file), but ${dir} does not exist: move the plan file together with its checkout, or make the plan again`, { code: 'E_PLAN_STALE' });
+    throw new UserError(
+      `the saved plan ${file} records its configuration as ${plan.configuration.dir} (relative to the plan file), but ${dir} does not exist: move the plan file together with its checkout, or make the plan again`,
+      { code: 'E_PLAN_STALE' },
+    );
   }
   return { plan, dir };
 }
@@ -85,7 +106,13 @@ async function planAndApply(backend: StateBackend, opts: RunOptions, flags: Appl
  * A saved plan is applied only if nothing it was made from has moved: the configuration, the state serial, and
  * every resource it writes, read again; otherwise nothing is written (saved-apply.ts).
  */
-async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+async function applySaved(
+  saved: Plan,
+  backend: StateBackend,
+  opts: RunOptions,
+  flags: ApplyFlags,
+  io: Io,
+): Promise<number> {
   const made = await remakeSaved(saved, backend, opts, io);
   if ('stale' in made) {
     const stale = `the saved plan ${flags.plan} is stale; nothing was written. Make a new plan.`;
@@ -101,7 +128,15 @@ async function applySaved(saved: Plan, backend: StateBackend, opts: RunOptions, 
 }
 
 /** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
-async function execute(plan: Plan, shown: Plan, state: State, client: Client, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+async function execute(
+  plan: Plan,
+  shown: Plan,
+  state: State,
+  client: Client,
+  opts: RunOptions,
+  flags: ApplyFlags,
+  io: Io,
+): Promise<number> {
   const preview = renderers[opts.format].preview(shown, planRenderOptions(opts, io));
   io.out(preview.out);
   io.err(preview.err);
@@ -114,7 +149,10 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
   const stateFile = stateShown(opts, io);
   if (changes && !flags.yes) {
     // The question names where the writes go: a "yes" meant for staging must not be given to production.
-    const answer = (await io.ask?.(`Apply these changes to ${destination(plan.environment, stateFile)}? Only "yes" is accepted: `)) ?? '';
+    const answer =
+      (await io.ask?.(
+        `Apply these changes to ${destination(plan.environment, stateFile)}? Only "yes" is accepted: `,
+      )) ?? '';
     if (answer.trim() !== 'yes') {
       io.err('Apply cancelled; nothing was sent.\n');
       return 1;
@@ -124,14 +162,26 @@ async function execute(plan: Plan, shown: Plan, state: State, client: Client, op
   const result = await applyPlanned({ plan, shown, state, client }, opts, 'apply', { onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
-  io.out(renderers[opts.format].apply(result, { style: styleFor(io), quiet: opts.quiet, state: stateFile, environment: plan.environment }));
+  io.out(
+    renderers[opts.format].apply(result, {
+      style: styleFor(io),
+      quiet: opts.quiet,
+      state: stateFile,
+      environment: plan.environment,
+    }),
+  );
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
-  for (const r of result.results.filter((x) => x.not_kept)) io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
-  for (const r of result.results.filter((x) => x.unverified)) io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);
+  for (const r of result.results.filter((x) => x.not_kept))
+    io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
+  for (const r of result.results.filter((x) => x.unverified))
+    io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);
   if (result.state_error) {
     const lost = unrecorded(result);
     io.err(`error: the state could not be saved: ${result.state_error}\n`);
-    if (lost.length) io.err(`  it does not record: ${lost.join(', ')}; the next plan shows what is left (set a created resource's id in its document if it plans that create again)\n`);
+    if (lost.length)
+      io.err(
+        `  it does not record: ${lost.join(', ')}; the next plan shows what is left (set a created resource's id in its document if it plans that create again)\n`,
+      );
   }
   return applyFailed(result) ? 1 : 0;
 }

@@ -25,7 +25,8 @@ export interface EmulatorFlags {
 function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw new UserError(`${name} must be a number from 0 to ${max}, not ${JSON.stringify(raw)}`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > max)
+    throw new UserError(`${name} must be a number from 0 to ${max}, not ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -49,7 +50,9 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
     try {
       seed = { text: readFileSync(resolve(io.cwd, flags.seed), 'utf8'), file: flags.seed };
     } catch (e) {
-      throw new UserError(`cannot read seed file ${flags.seed}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
+      throw new UserError(`cannot read seed file ${flags.seed}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, {
+        code: 'E_INPUT',
+      });
     }
   }
   let emu;
@@ -66,12 +69,16 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
       retryAfter: nonNegative('--retry-after', flags.retryAfter),
       faultOn: faultOn(flags.faultOn),
       rateLimits: rateLimits(flags.rateLimit),
-      maxPageSize: flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
+      maxPageSize:
+        flags.maxPageSize === undefined ? undefined : positiveInt('--max-page-size', flags.maxPageSize, 1000),
     });
   } catch (e) {
     if (e instanceof SeedError) throw new UserError(e.message, { code: 'E_INPUT' });
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`, { code: 'E_NETWORK' });
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`, {
+        code: 'E_NETWORK',
+      });
     throw e;
   }
   io.out(`tapedeck emulator listening on ${emu.url}\n`);

@@ -34,13 +34,23 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   const opts = buildOptions(dir, flags, io);
   const ids: ExportTarget[] = (flags.id ?? []).map((item) => {
     const m = /^([A-Za-z]+)=(.+)$/.exec(item);
-    if (!m || !opts.registry.get(m[1])) throw new UserError(`--id takes KIND=ID with a known kind (${opts.registry.names().join(', ')}), not ${JSON.stringify(item)}`);
+    if (!m || !opts.registry.get(m[1]))
+      throw new UserError(
+        `--id takes KIND=ID with a known kind (${opts.registry.names().join(', ')}), not ${JSON.stringify(item)}`,
+      );
     return { kind: m[1], id: m[2] };
   });
   // A portable export is a whole project's documents, whose variables only it knows: it goes into a directory of
   // its own. (Documents already there would need the values of variables it is about to name.)
-  if (flags.portable && existsSync(opts.dir) && (documentFiles(opts.dir, io.cwd).files.length || existsSync(join(opts.dir, VARS_EXAMPLE_FILE)))) {
-    throw new UserError(`export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`, { code: 'E_INPUT' });
+  if (
+    flags.portable &&
+    existsSync(opts.dir) &&
+    (documentFiles(opts.dir, io.cwd).files.length || existsSync(join(opts.dir, VARS_EXAMPLE_FILE)))
+  ) {
+    throw new UserError(
+      `export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`,
+      { code: 'E_INPUT' },
+    );
   }
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
   const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }).docs : [];
@@ -51,13 +61,22 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       state.writtenBy({ command: 'export' });
       // Ids read from one platform are never recorded in another platform's state.
       state.bindTo({ origin: new URL(client.opts.baseUrl).origin, environment: opts.envName }, opts.configuration);
-      const live = await exportLive(opts.registry, client, state, { ids, project: flags.project, concurrency: opts.concurrency, warn: (m) => io.err(`${m}\n`), managed });
+      const live = await exportLive(opts.registry, client, state, {
+        ids,
+        project: flags.project,
+        concurrency: opts.concurrency,
+        warn: (m) => io.err(`${m}\n`),
+        managed,
+      });
       const { skipped } = live;
       // Into a directory whose tapedeck.yaml has environments, what ties a document to this one becomes a variable.
       const perEnvironment = !flags.portable && Object.keys(opts.project?.environments ?? {}).length > 0;
-      const portable = flags.portable || perEnvironment ? makePortable(opts.registry, live.docs, flags.project) : undefined;
-      const envExport = perEnvironment && portable
-        ? forEnvironment(portable, opts.envName, opts.project?.environments?.[opts.envName]?.vars ?? {}) : undefined;
+      const portable =
+        flags.portable || perEnvironment ? makePortable(opts.registry, live.docs, flags.project) : undefined;
+      const envExport =
+        perEnvironment && portable
+          ? forEnvironment(portable, opts.envName, opts.project?.environments?.[opts.envName]?.vars ?? {})
+          : undefined;
       const docs = envExport?.docs ?? portable?.docs ?? live.docs;
       for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
       const byKind = new Map<string, typeof docs>();
@@ -85,15 +104,25 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
       if (docs.length) await state.save();
       const where = relative(io.cwd, opts.dir) || '.';
       const lines = opts.quiet ? [] : skipped.map((s) => `${s.kind} ${s.id}: already managed by ${s.by}, skipped`);
-      const recorded = docs.length ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}` : '';
+      const recorded = docs.length
+        ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}`
+        : '';
       const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
-      const vars = added.length ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})` : '';
+      const vars = added.length
+        ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})`
+        : '';
       const only = envExport && docs.length ? `; each is marked environments: [${opts.envName}]` : '';
-      const needs = portable && !envExport ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}` : '';
+      const needs =
+        portable && !envExport
+          ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}`
+          : '';
       const message = `Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.`;
       const data = {
-        exported: docs.length, files: written, skipped: skipped.map((s) => ({ kind: s.kind, id: s.id, by: s.by })),
-        ...(portable && !envExport ? { variables: portable.vars.length } : {}), ...(added.length ? { added_variables: added } : {}),
+        exported: docs.length,
+        files: written,
+        skipped: skipped.map((s) => ({ kind: s.kind, id: s.id, by: s.by })),
+        ...(portable && !envExport ? { variables: portable.vars.length } : {}),
+        ...(added.length ? { added_variables: added } : {}),
       };
       io.out(renderers[opts.format].outcome({ message, lines, data }));
       return 0;

@@ -21,7 +21,12 @@ export interface PlanFlags extends CommonFlags {
 
 /** How plan and apply render a plan: where the state is, and the guardrails' findings as annotations (github). */
 export function planRenderOptions(opts: RunOptions, io: Io): RenderOptions {
-  return { style: styleFor(io), quiet: opts.quiet, state: stateShown(opts, io), annotations: opts.issueFormat === 'github' };
+  return {
+    style: styleFor(io),
+    quiet: opts.quiet,
+    state: stateShown(opts, io),
+    annotations: opts.issueFormat === 'github',
+  };
 }
 
 /**
@@ -35,7 +40,10 @@ function savePlan(plan: Plan, file: string, dir: string): void {
     mkdirSync(dirname(file), { recursive: true });
     writePrivateFile(file, jsonText(withChecksum({ ...plan, configuration: { dir: rel } })));
   } catch (e) {
-    throw new UserError(`--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { code: 'E_INPUT' });
+    throw new UserError(
+      `--out ${file}: cannot write the plan there (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      { code: 'E_INPUT' },
+    );
   }
 }
 

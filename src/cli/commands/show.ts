@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { summaryOf } from '../../plan/build.js';
+import { summaryOf } from '../../plan/summary.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
 import { oneLine } from '../../util/redact.js';
@@ -21,9 +21,14 @@ export function showCommand(file: string, flags: ShowFlags, io: Io): number {
   const { format } = outputFormats(flags);
   const plan = readSavedPlan(resolve(io.cwd, file));
   // What the plan was made for goes to stderr, so stdout is exactly the rendering (JSON stays one value).
-  if (!flags.quiet) io.err(`${file}: a plan for environment ${oneLine(plan.environment.name)} at ${oneLine(plan.environment.base_url)}, made against state serial ${plan.state.serial}; apply it with tapedeck apply --plan ${file}\n`);
+  if (!flags.quiet)
+    io.err(
+      `${file}: a plan for environment ${oneLine(plan.environment.name)} at ${oneLine(plan.environment.base_url)}, made against state serial ${plan.state.serial}; apply it with tapedeck apply --plan ${file}\n`,
+    );
   // The checksum catches an accidental edit, not a deliberate one (anyone can compute it again): the counts are
   // taken from the changes shown, never from the file's own summary.
-  io.out(renderers[format].plan({ ...plan, summary: summaryOf(plan.changes) }, { style: styleFor(io), quiet: flags.quiet }));
+  io.out(
+    renderers[format].plan({ ...plan, summary: summaryOf(plan.changes) }, { style: styleFor(io), quiet: flags.quiet }),
+  );
   return 0;
 }

@@ -15,34 +15,56 @@ import type { LockFlags } from './state.js';
 export type MigrateFlags = LockFlags & { fromEnv?: string };
 
 const sameLocation = (a: StateLocation, b: StateLocation, envA: string, envB: string) =>
-  a.kind === 'file' && b.kind === 'file' ? a.path === b.path : a.kind === 'postgres' && b.kind === 'postgres' && a.pg.connect === b.pg.connect && a.pg.schema === b.pg.schema && envA === envB;
+  a.kind === 'file' && b.kind === 'file'
+    ? a.path === b.path
+    : a.kind === 'postgres' &&
+      b.kind === 'postgres' &&
+      a.pg.connect === b.pg.connect &&
+      a.pg.schema === b.pg.schema &&
+      envA === envB;
 
 /** A state's entries as stored, to compare two states' contents. */
-const entries = (d: StateData) => JSON.stringify(stateDocument({ ...d, serial: 0, configuration: undefined, platform: undefined }));
+const entries = (d: StateData) =>
+  JSON.stringify(stateDocument({ ...d, serial: 0, configuration: undefined, platform: undefined }));
 
 /** Why the state read from FROM cannot move to this configuration's environment; undefined: it can. */
 function refusal(data: StateData, from: string, opts: RunOptions): string | undefined {
-  if (data.configuration && data.configuration !== opts.configuration) return `${from} is the state of configuration ${data.configuration}, not ${opts.configuration}`;
+  if (data.configuration && data.configuration !== opts.configuration)
+    return `${from} is the state of configuration ${data.configuration}, not ${opts.configuration}`;
   const base = opts.baseUrl ? new URL(opts.baseUrl).origin : undefined;
   // Ids mean something on one platform only: a state moves between environments of the same platform.
-  if (data.platform && base && data.platform.origin !== base) return `${from} records resources on ${data.platform.origin}, but environment ${opts.envName} is at ${base}: a state cannot move to another platform`;
+  if (data.platform && base && data.platform.origin !== base)
+    return `${from} records resources on ${data.platform.origin}, but environment ${opts.envName} is at ${base}: a state cannot move to another platform`;
   return undefined;
 }
 
-export async function stateMigrate(from: string, dir: string | undefined, flags: MigrateFlags, io: Io): Promise<number> {
+export async function stateMigrate(
+  from: string,
+  dir: string | undefined,
+  flags: MigrateFlags,
+  io: Io,
+): Promise<number> {
   const opts = buildOptions(dir, flags, io);
   const source = namedState(from, 'FROM', io);
   const fromEnv = flags.fromEnv ?? opts.envName;
-  if (flags.fromEnv !== undefined && !/^[A-Za-z0-9_-]+$/.test(fromEnv)) throw new UserError(`--from-env ${JSON.stringify(fromEnv)} may only hold letters, digits, - and _`);
-  if (sameLocation(source, opts.state, fromEnv, opts.envName)) throw new UserError(`${from} is the state of environment ${opts.envName} already: nothing to move`);
+  if (flags.fromEnv !== undefined && !/^[A-Za-z0-9_-]+$/.test(fromEnv))
+    throw new UserError(`--from-env ${JSON.stringify(fromEnv)} may only hold letters, digits, - and _`);
+  if (sameLocation(source, opts.state, fromEnv, opts.envName))
+    throw new UserError(`${from} is the state of environment ${opts.envName} already: nothing to move`);
   const lockMs = positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000;
-  const sourceBackend = await openBackend(source, { configuration: opts.configuration, environment: fromEnv, writer: writerOf(io.env), timeoutMs: opts.timeoutMs });
+  const sourceBackend = await openBackend(source, {
+    configuration: opts.configuration,
+    environment: fromEnv,
+    writer: writerOf(io.env),
+    timeoutMs: opts.timeoutMs,
+  });
   try {
     // Both states are locked: no apply writes either while the state moves.
     await sourceBackend.lock(lockMs);
     const moving = (await State.open(sourceBackend)).data;
     const shownFrom = source.kind === 'file' ? from : `${sourceBackend.name}`;
-    if (!moving.lineage && !Object.keys(moving.resources).length) throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
+    if (!moving.lineage && !Object.keys(moving.resources).length)
+      throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
     const problem = refusal(moving, shownFrom, opts);
     if (problem) throw new UserError(`${problem}; nothing was written`, { code: 'E_STATE_MISMATCH' });
     return await withStateLock(opts, io, flags.lockTimeout, async (backend) => {
@@ -53,16 +75,27 @@ export async function stateMigrate(from: string, dir: string | undefined, flags:
           io.out(`The state ${backend.name} holds ${shownFrom} already; nothing was written.\n`);
           return 0;
         }
-        throw new UserError(`the state ${backend.name} records ${Object.keys(current.resources).length} resource(s) already; nothing was written (it is not empty: see tapedeck state list; pull a backup, then state forget what it holds, to replace it)`, { code: 'E_STATE_MISMATCH' });
+        throw new UserError(
+          `the state ${backend.name} records ${Object.keys(current.resources).length} resource(s) already; nothing was written (it is not empty: see tapedeck state list; pull a backup, then state forget what it holds, to replace it)`,
+          { code: 'E_STATE_MISMATCH' },
+        );
       }
       // Rebound to this configuration and environment; a serial above both, so a plan saved against either is stale.
       const serial = Math.max(moving.serial ?? 0, current?.serial ?? 0) + 1;
       const lineage = moving.lineage || randomUUID();
       const platform = moving.platform && { ...moving.platform, environment: opts.envName };
-      const moved: StateData = { ...moving, lineage, serial, configuration: opts.configuration, ...(platform ? { platform } : {}) };
+      const moved: StateData = {
+        ...moving,
+        lineage,
+        serial,
+        configuration: opts.configuration,
+        ...(platform ? { platform } : {}),
+      };
       await backend.write(moved, { lineage, serial }, version, { command: 'state migrate' });
       const n = Object.keys(moved.resources).length;
-      io.out(`Moved the state of environment ${moving.platform?.environment ?? fromEnv} (${n} resource${n === 1 ? '' : 's'}, lineage ${lineage}) from ${shownFrom} to ${stateShown(opts, io)}, environment ${opts.envName} (serial ${serial}). Nothing on the platform changed. ${shownFrom} is left as it was, as a backup: remove it once the next plan shows no changes.\n`);
+      io.out(
+        `Moved the state of environment ${moving.platform?.environment ?? fromEnv} (${n} resource${n === 1 ? '' : 's'}, lineage ${lineage}) from ${shownFrom} to ${stateShown(opts, io)}, environment ${opts.envName} (serial ${serial}). Nothing on the platform changed. ${shownFrom} is left as it was, as a backup: remove it once the next plan shows no changes.\n`,
+      );
       return 0;
     });
   } finally {

@@ -1,0 +1,98 @@
+// The values of single flags, each checked or refused with one clear line: whole numbers, variables, the token,
+// the refresh mode, and the files flags name (read with a bound).
+import { resolve } from 'node:path';
+import { UserError } from '../errors.js';
+import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
+import { formatIssue } from '../report/text.js';
+import { isObject } from '../schema/values.js';
+import type { Issue } from '../types.js';
+import { readBounded } from '../util/files.js';
+import type { Io } from './io.js';
+
+export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min)
+    throw new UserError(`${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+export function parseVars(list: string[] = []): Record<string, unknown> {
+  const vars: Record<string, unknown> = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq < 1) throw new UserError(`--var takes NAME=VALUE, not ${JSON.stringify(item)}`);
+    vars[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return vars;
+}
+
+/** A token file is a few hundred bytes; reading stops past this, so `--token-file /dev/zero` cannot hang a run. */
+export const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+
+/** A file named by a flag, read with a bound; `what` names it in messages, `is` says what it should have been. */
+function readFlagFile(file: string, cwd: string, max: number, what: string, is: string): string {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = readBounded(resolve(cwd, file), max);
+  } catch (e) {
+    throw new UserError(`cannot read ${what}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`, { code: 'E_INPUT' });
+  }
+  if (!bytes)
+    throw new UserError(`${what} is over ${max >= 1 << 20 ? `${max} bytes` : `${max / 1024} KiB`}: that is not ${is}`, {
+      code: 'E_INPUT',
+    });
+  return bytes.toString('utf8');
+}
+
+/** A variables file, read by the same YAML path as the documents (depth, alias and directive rules included). */
+export function readVarFile(path: string, cwd: string): Record<string, unknown> {
+  const text = readFlagFile(path, cwd, MAX_FILE_BYTES, `--var-file ${path}`, 'a variables file');
+  const issues: Issue[] = [];
+  const docs = parseFile(text, path, issues);
+  const problem = issues.find((i) => i.severity === 'error');
+  if (problem) throw new UserError(`--var-file ${formatIssue(problem)}`, { code: 'E_INPUT' });
+  if (docs.length !== 1 || !isObject(docs[0].value))
+    throw new UserError(`--var-file ${path}: must be one mapping of variable names to values`, { code: 'E_INPUT' });
+  return docs[0].value;
+}
+
+/**
+ * The token, refused at once (naming where it came from, never its value) when a header cannot carry it: a line
+ * break or another control character would otherwise fail every request, each retried, or split the header.
+ */
+export function readToken(tokenFile: string | undefined, io: Io): string {
+  const source = tokenFile ? `token file ${tokenFile}` : 'TAPEDECK_TOKEN';
+  const t = (
+    tokenFile
+      ? readFlagFile(tokenFile, io.cwd, MAX_TOKEN_FILE_BYTES, `token file ${tokenFile}`, 'a token')
+      : (io.env.TAPEDECK_TOKEN ?? '')
+  ).trim();
+  io.secret?.(t);
+  if (!t)
+    throw new UserError(
+      tokenFile ? `token file ${tokenFile} is empty` : 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE',
+    );
+  if (/[^\x21-\x7e]/.test(t)) {
+    const what = /[\r\n]/.test(t)
+      ? 'a line break'
+      : /[\x00-\x1f\x7f]/.test(t)
+        ? 'a control character'
+        : /\s/.test(t)
+          ? 'a space'
+          : 'a character outside ASCII';
+    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`, {
+      code: 'E_INPUT',
+    });
+  }
+  return t;
+}
+
+/** --refresh: every document read (full, the default), or only those changed since the last apply. */
+export const REFRESH_MODES = ['full', 'changed'] as const;
+export type RefreshMode = (typeof REFRESH_MODES)[number];
+
+/** --refresh full (the default) or changed. */
+export function refreshMode(raw: string | undefined): RefreshMode {
+  if (raw === undefined || (REFRESH_MODES as readonly string[]).includes(raw)) return (raw ?? 'full') as RefreshMode;
+  throw new UserError(`--refresh must be ${REFRESH_MODES.join(' or ')}, not ${JSON.stringify(raw)}`);
+}
