@@ -28,6 +28,15 @@ interface Strategy<E> {
 
 const retryable = (ep: { method: string; idempotent?: boolean }) => ep.method !== 'POST' || !!ep.idempotent;
 
+/** An update's request: to the resource's path, sent again only where that is safe, answered with the resource. */
+const updateRequest = (ep: UpdateEndpoint, w: WriteInput, body: JsonObject): RequestSpec => ({
+  method: ep.method,
+  path: endpointPath(ep, { id: w.o.id, key: w.key, spec: w.o.desired }),
+  body,
+  retry: retryable(ep),
+  answer: w.k.read.wrapper,
+});
+
 const fields: Strategy<CreateEndpoint & { style: 'fields' }> = {
   request: (ep, { o }) => ({
     method: ep.method,
@@ -65,7 +74,7 @@ const maskedValues = ({ model, o, mask }: WriteInput) =>
 
 const patch: Strategy<UpdateEndpoint & { style: 'patch' }> = {
   request: (ep, w) => {
-    const { o, mask, k } = w;
+    const { o, mask } = w;
     const part = pick(o.desired, mask);
     if (ep.idInResource) part.id = o.id ?? null;
     const body: JsonObject = {};
@@ -73,30 +82,18 @@ const patch: Strategy<UpdateEndpoint & { style: 'patch' }> = {
     for (const [name, from] of Object.entries(ep.extra ?? {})) body[name] = o.desired[specField(from)] ?? null;
     body[ep.bodyKey ?? 'resource'] = part;
     body.update_mask = mask.join(',');
-    return {
-      method: ep.method,
-      path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }),
-      body,
-      retry: retryable(ep),
-      answer: k.read.wrapper,
-    };
+    return updateRequest(ep, w, body);
   },
   sets: (_, w) => maskedValues(w),
 };
 
 const replace: Strategy<UpdateEndpoint & { style: 'replace' }> = {
   request: (ep, w) => {
-    const { model, o, k } = w;
+    const { model, o } = w;
     // The whole resource: live values of the fields the documents leave out, so nothing unmanaged is lost.
     const body = overlay(model, writableOnly(model, o.live ?? {}) ?? {}, o.desired) as JsonObject;
     for (const c of ep.carry ?? []) if (o.live?.[c] !== undefined) body[c] = o.live[c];
-    return {
-      method: ep.method,
-      path: endpointPath(ep, { id: o.id, key: w.key, spec: o.desired }),
-      body,
-      retry: retryable(ep),
-      answer: k.read.wrapper,
-    };
+    return updateRequest(ep, w, body);
   },
   // Replace-style writes have no mask on the wire; the plan names the changed top-level fields.
   mask: (paths) => [...new Set(paths.map((p) => p.split('.')[0]))],
