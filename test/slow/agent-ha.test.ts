@@ -59,7 +59,16 @@ function agent(repo: string, stateUrl: string): Proc {
       '--log-format',
       'json',
     ],
-    { cwd: tempDir(), env: { TAPEDECK_TOKEN: 'dev-token', CI: '', TAPEDECK_STATE_URL: stateUrl } },
+    // A TMPDIR of its own: an agent SIGKILLed below cannot remove its checkout, and this one is removed after the file.
+    {
+      cwd: tempDir(),
+      env: {
+        TAPEDECK_TOKEN: 'dev-token',
+        CI: '',
+        TAPEDECK_STATE_URL: stateUrl,
+        TMPDIR: tempDir('tapedeck-agent-tmp-'),
+      },
+    },
   );
   children.push(child);
   let err = '';
