@@ -6,20 +6,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { Doc, Emulator, Measured } from './harness.js';
 
-interface Measured {
-  code: number;
-  wall_ms: number;
-  cpu_ms: number;
-  max_rss_mb: number;
-}
-type Doc = { kind: string; name: string; id?: string; spec: Record<string, unknown> };
-interface Emulator {
-  url: string;
-  ask<T>(message: object): Promise<T>;
-  stats(): Promise<{ reads: number; writes: number; limited: number }>;
-  close(): Promise<void>;
-}
 export interface RefreshDeps {
   generate(n: number): { docs: Doc[]; seed: Record<string, unknown[]> };
   writeConfig(docs: Doc[]): string;

@@ -5,13 +5,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { Measured } from './harness.js';
 
-interface Measured {
-  code: number;
-  wall_ms: number;
-  cpu_ms: number;
-  max_rss_mb: number;
-}
 export type Run = (args: string[], script?: string, codes?: number[]) => Promise<Measured>;
 
 export interface TypoRow {
