@@ -224,20 +224,18 @@ export class PostgresBackend implements StateBackend {
   }
 
   async close(): Promise<void> {
-    const locked = this.locked;
-    this.locked = false;
-    await this.db.close(
-      locked
-        ? async (client) => {
-            await client
-              .query(
-                `DELETE FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2 AND backend_pid = pg_backend_pid()`,
-                this.key(),
-              )
-              .catch(() => {});
-            await client.query('SELECT pg_advisory_unlock($1::bigint)', [this.stateLock.key]).catch(() => {});
-          }
-        : undefined,
-    );
+    // Released only on a connection still whole (PgSession.close asks only then): one that broke took the lock
+    // with it, and lockLost() keeps saying so, as it did before the split.
+    await this.db.close(async (client) => {
+      if (!this.locked) return;
+      this.locked = false;
+      await client
+        .query(
+          `DELETE FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2 AND backend_pid = pg_backend_pid()`,
+          this.key(),
+        )
+        .catch(() => {});
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [this.stateLock.key]).catch(() => {});
+    });
   }
 }
