@@ -1,13 +1,15 @@
 // --refresh changed: which documents are read at all. A document whose desired values are the ones the state
 // recorded after the last apply is taken as the state recorded it: not read, so drift in it is not checked (a full
 // plan checks it). Everything else is read as in a full plan: documents whose values changed (a variable, a
-// reference's id), creates, renames, pending creates, entries from an older tapedeck without recorded fields, and
-// documents with values from the environment (never stored, so never known to be unchanged). Pure: no network.
+// reference's id), creates, renames, pending creates, entries from an older tapedeck without recorded fields,
+// documents with values from the environment (never stored, so never known to be unchanged), and those that may
+// have to give up a default another document takes. Pure: no network.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { managedFields } from '../diff/diff.js';
 import { desiredOf } from '../resolve/desired.js';
 import { documentDigest } from '../resolve/digest.js';
+import { handoverCandidates } from '../resolve/handovers.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../schema/values.js';
@@ -82,6 +84,17 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
     const taken = id || o?.id;
     if (taken) known.set(doc.address, taken);
     else read.push(doc);
+  }
+  // A document taking a default reads those that may hold it now (resolve/handovers.ts): one holding it live behind
+  // an unchanged document would not be handed over first, and the platform would refuse the new default.
+  if (read.some((d) => registry.get(d.kind)!.uniqueWhen)) {
+    for (const [taker, givers] of handoverCandidates(docs, registry)) {
+      if (known.has(taker)) continue;
+      for (const g of givers) {
+        known.delete(g);
+        trusted.delete(g);
+      }
+    }
   }
   // In the configuration's order, as a full plan reads them.
   return { read: read.length === docs.length ? docs : docs.filter((d) => !known.has(d.address)), known, trusted };
