@@ -10,6 +10,7 @@ import { managedFields } from '../diff/diff.js';
 import { desiredOf } from '../resolve/desired.js';
 import { documentDigest } from '../resolve/digest.js';
 import { handoverCandidates } from '../resolve/handovers.js';
+import { identityFields } from '../resolve/identity.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../schema/values.js';
@@ -39,6 +40,21 @@ function sameAsRecorded(k: KindDef, desired: JsonObject, recorded: Record<string
   );
 }
 
+/**
+ * Whether a document names the identity (x-identity: the project) its entry recorded: another one is a replace, a
+ * new resource whose id references to it must wait for (not known without reading, nor before apply).
+ */
+function keepsIdentity(doc: Document, k: KindDef, entry: StateEntry): boolean {
+  const model = resourceModel(k.schema);
+  return identityFields(model).every((f) => {
+    const v = doc.spec[f];
+    if (v === undefined) return true;
+    if (!entry.fields || (typeof v === 'string' && hasReference(v))) return false;
+    const field = fieldAt(model, f);
+    return deepEqual(normalize(field, v) ?? null, normalize(field, entry.fields[f]) ?? null);
+  });
+}
+
 /** The id the state knows a document by, where it is the one a read would find (no rename, no pending create). */
 function recordedId(doc: Document, k: KindDef, entry: StateEntry, desired: JsonObject): string | undefined {
   if (k.identity.by === 'key') {
@@ -65,7 +81,9 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
     if (taken) return taken;
     const d = byAddress?.get(a);
     if (!d || registry.get(d.kind)!.identity.by === 'key') return undefined;
-    return d.id ?? state.entry(a)?.id ?? (d.moved_from ? state.entry(d.moved_from)?.id : undefined);
+    if (d.id) return d.id;
+    const entry = state.entry(a)?.id ? state.entry(a) : d.moved_from ? state.entry(d.moved_from) : undefined;
+    return entry && keepsIdentity(d, registry.get(d.kind)!, entry) ? entry.id : undefined;
   };
   // Targets before the documents referring to them, so that a target taken from the state lends its id.
   const ordered = graph.size

@@ -59,4 +59,36 @@ describe('plan --refresh changed', () => {
     const live = [...emu.store.collections.get('configurations')!.values()];
     expect(Object.fromEntries(live.map((c) => [c.name, c.default]))).toEqual({ one: false, two: true });
   });
+
+  it.each([
+    ['a full plan', [], false],
+    ['--refresh changed', ['--refresh', 'changed'], false],
+    ['apply --plan of a --refresh changed plan', ['--refresh', 'changed'], true],
+  ])(
+    '%s: a resource replaced (another project) is referred to by its new id, in the same apply',
+    async (_, flags: string[], saved: boolean) => {
+      const docs = (project: string) => [
+        { kind: 'Offer', name: 'a', spec: { project_id: project, name: 'A' } },
+        { kind: 'Offer', name: 'c', spec: { project_id: 'p', name: 'C', billing_partner_offer_id: '${Offer/a.id}' } },
+      ];
+      write(docs('p'));
+      await apply();
+      const old = stateOf().resources['Offer/a'].id as string;
+      write(docs('p2'));
+      const p = await plan(...flags);
+      expect(actions(p)).toEqual({ 'Offer/a': 'replace', 'Offer/c': 'update' });
+      expect(p.changes.find((c) => c.address === 'Offer/c')!.depends_on).toEqual(['Offer/a']);
+      if (saved) {
+        const out = join(dir, 'plan.json');
+        expect((await cli(['plan', ...against(emu.url, dir), '--out', out, ...flags])).code).toBe(0);
+        const run = await cli(['apply', '--plan', out, '--base-url', emu.url, '--yes']);
+        expect(run.stderr).toBe('');
+      } else await apply(...flags);
+      const now = stateOf().resources['Offer/a'].id as string;
+      expect(now).not.toBe(old);
+      const c = emu.store.collections.get('offers')!.get(stateOf().resources['Offer/c'].id)!;
+      expect(c.billing_partner_offer_id).toBe(now);
+      expect((await plan()).summary).toMatchObject({ create: 0, update: 0, replace: 0, noop: 2 });
+    },
+  );
 });
