@@ -30,22 +30,35 @@ describe('tapedeck agent', () => {
     const a = await agent(repo.bare, cwd, '--auto-apply', '--full-every', '1000');
     await until('offer A', () => titles(emu!).includes('A'));
     const second = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
-    await until('offer B', () => titles(emu!).includes('B'));
-    const status = await until('a run of the new commit', async () => {
+    // `commit` names the commit being reconciled from the start of its run (and `last_run` is then the run before):
+    // a finished run of the new commit is the one its `last_plan` names.
+    const status = await until('a finished run of the new commit', async () => {
       const s = await a.status();
-      return s.commit === second && s.last_run?.result === 'success' && s;
+      return s.last_plan?.commit === second && s.last_run?.result === 'success' && s;
     });
-    expect(status).toMatchObject({ role: 'leader', environment: 'default', auto_apply: true, rejected_commit: null });
+    expect(status).toMatchObject({
+      role: 'leader',
+      environment: 'default',
+      auto_apply: true,
+      commit: second,
+      rejected_commit: null,
+    });
     expect(titles(emu)).toEqual(['A', 'B']);
-    expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2);
     // The first run is full; the next (--full-every 1000) reads only what the commit changed: Offer/a is not read.
-    const runs = a.logs().filter((l) => l.msg === 'run success');
-    expect(runs[0]).toMatchObject({ refresh: 'full', changes: ['create Offer/a'] });
+    const runs = a.logs().filter((l) => l.msg.startsWith('run '));
+    expect(runs[0], a.text()).toMatchObject({ msg: 'run success', refresh: 'full', changes: ['create Offer/a'] });
     // Found among every run's line (whatever its result), so that a failure says which run made it and how.
     const madeB = await until('the run that created Offer/b, logged', () =>
       a.logs().find((l) => l.msg.startsWith('run ') && l.changes?.includes('create Offer/b')),
     );
     expect(madeB, a.text()).toMatchObject({ msg: 'run success', refresh: 'changed', not_read: 1 });
+    // Once: the run after it, of the same commit, knows both as made (from the state) and has nothing to change.
+    const after = await until('the run after the one that created Offer/b, logged', () =>
+      a.logs().find((l) => l.msg.startsWith('run ') && l.run > madeB.run),
+    );
+    expect(after, a.text()).toMatchObject({ msg: 'run success', commit: second.slice(0, 12), not_read: 2 });
+    expect(after.changes, a.text()).toBeUndefined();
+    expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2);
     expect(existsSync(join(cwd, '.tapedeck/default.state.json'))).toBe(true);
     expect(await a.stop()).toBe(0);
     expect(existsSync(join(cwd, '.tapedeck/default.state.json.lock'))).toBe(false);
