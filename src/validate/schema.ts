@@ -1,7 +1,7 @@
-// JSON Schema validation of documents with ajv; errors located by JSON pointer. The build writes every schema's
-// validator out as ajv standalone code (validators.cjs next to this file), because compiling a dozen schemas at
-// every start took most of a start (docs/performance.md); without that file, or when the schemas changed since,
-// they are compiled here once.
+// JSON Schema validation of documents with ajv; errors located by JSON pointer. The build writes each schema's
+// validator out as ajv standalone code (validators/ next to this file, a module per schema), because compiling a
+// dozen schemas at every start took most of a start (docs/performance.md); without that module, or when the
+// schemas changed since, they are compiled here once.
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv2020Type from 'ajv/dist/2020.js';
@@ -43,8 +43,9 @@ export function newAjv(source = false): Ajv {
   return ajv;
 }
 
-/** Where the build puts the precompiled validators, relative to this module. */
-export const PRECOMPILED = './validators.cjs';
+/** Where the build puts the precompiled validators, relative to this module: validators/offer.cjs and so on. */
+export const precompiledName = (schemaFile: string) => `${schemaFile.replace(/\.schema\.json$/, '')}.cjs`;
+const precompiledPath = (schemaFile: string) => `./validators/${precompiledName(schemaFile)}`;
 
 /** The validators in the module at `path`, if there is one and it was made from exactly the current schemas. */
 export function loadPrecompiled(path: string): Record<string, ValidateFunction> | undefined {
@@ -57,15 +58,13 @@ export function loadPrecompiled(path: string): Record<string, ValidateFunction> 
   return mod.digest === schemasDigest() ? mod : undefined;
 }
 
-let precompiled: Record<string, ValidateFunction> | undefined | null = null;
 let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
 export function validator(schemaFile: string): ValidateFunction {
   let v = compiled.get(schemaFile);
   if (!v) {
-    if (precompiled === null) precompiled = loadPrecompiled(PRECOMPILED);
-    v = precompiled?.[schemaFile] ?? (ajv ??= newAjv()).getSchema(schemaFile);
+    v = loadPrecompiled(precompiledPath(schemaFile))?.[schemaFile] ?? (ajv ??= newAjv()).getSchema(schemaFile);
     if (!v) throw new Error(`no schema ${schemaFile}`);
     compiled.set(schemaFile, v);
   }

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { allSchemas } from '../../src/schema/model.js';
-import { precompiledModule } from '../../src/validate/precompile.js';
+import { precompiledModules } from '../../src/validate/precompile.js';
 import type { ErrorObject } from 'ajv';
-import { describe as describeError, loadPrecompiled, newAjv } from '../../src/validate/schema.js';
+import { describe as describeError, loadPrecompiled, newAjv, precompiledName } from '../../src/validate/schema.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -15,8 +15,8 @@ const root = resolve(import.meta.dirname, '../..');
 const cache = join(root, 'node_modules', '.cache');
 mkdirSync(cache, { recursive: true });
 const dir = tempDir('tapedeck-precompiled-', cache);
-const file = join(dir, 'validators.cjs');
-writeFileSync(file, precompiledModule());
+const modules = precompiledModules();
+for (const [name, code] of modules) writeFileSync(join(dir, name), code);
 
 /** Every document of the examples and the hostile corpus that parses, by the schema of its kind. */
 function corpus(): { schema: string; doc: unknown }[] {
@@ -44,12 +44,16 @@ function corpus(): { schema: string; doc: unknown }[] {
 }
 
 describe('precompiled validators', () => {
-  const precompiled = loadPrecompiled(file)!;
+  // Each schema's module holds that schema's validator (and what it refers to), under the schema's file name.
+  const precompiled = Object.fromEntries(
+    [...allSchemas().keys()].map((f) => [f, loadPrecompiled(join(dir, precompiledName(f)))?.[f]]),
+  );
   const ajv = newAjv();
   const docs = corpus();
 
-  it('are loaded when made from the current schemas', () => {
-    expect(Object.keys(precompiled)).toEqual(expect.arrayContaining([...allSchemas().keys()]));
+  it('are loaded when made from the current schemas, one module per schema', () => {
+    expect([...modules.keys()].sort()).toEqual([...allSchemas().keys()].map(precompiledName).sort());
+    for (const [f, v] of Object.entries(precompiled)) expect(typeof v, f).toBe('function');
     expect(docs.length).toBeGreaterThan(40);
   });
 
@@ -62,7 +66,7 @@ describe('precompiled validators', () => {
       });
     let invalid = 0;
     for (const { schema, doc } of docs) {
-      const fast = precompiled[schema];
+      const fast = precompiled[schema]!;
       const slow = ajv.getSchema(schema)!;
       expect(fast(doc)).toBe(slow(doc));
       expect(view(fast)).toEqual(view(slow));
@@ -73,7 +77,9 @@ describe('precompiled validators', () => {
 
   it('are ignored when the schemas changed since they were made', () => {
     const stale = join(dir, 'stale.cjs');
-    writeFileSync(stale, precompiledModule().replace(/exports\.digest = "[0-9a-f]+"/, 'exports.digest = "0000"'));
+    const offer = modules.get(precompiledName('offer.schema.json'))!;
+    writeFileSync(stale, offer.replace(/exports\.digest = "[0-9a-f]+"/, 'exports.digest = "0000"'));
+    expect(loadPrecompiled(join(dir, precompiledName('offer.schema.json')))).toBeDefined();
     expect(loadPrecompiled(stale)).toBeUndefined();
     expect(loadPrecompiled(join(dir, 'missing.cjs'))).toBeUndefined();
   });
