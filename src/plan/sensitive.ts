@@ -5,9 +5,9 @@
 import { changeModel } from '../kinds/registry.js';
 import { fieldAt, type Field } from '../schema/model.js';
 import { deepEqual, isObject, stableStringify, valueAt, type Json, type JsonObject } from '../schema/values.js';
-import type { Change, DiffEntry, Plan } from '../types.js';
+import { SENSITIVE, type Change, type DiffEntry, type Plan } from '../types.js';
 
-export const SENSITIVE = '(sensitive)';
+export { SENSITIVE };
 /** The after side of a sensitive leaf whose value differs from the live one: the change stays visible. */
 export const SENSITIVE_CHANGED = '(sensitive, changed)';
 
