@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { configurationHash } from '../plan/fingerprint.js';
+import { handoverCandidates } from '../resolve/handovers.js';
 import { dependencyGraph } from '../resolve/refs.js';
 import type { Document } from '../types.js';
 
@@ -30,7 +31,7 @@ export function targeted(targets: string[]): (address: string) => boolean {
 
 /**
  * The documents the targets match and everything they reference, transitively: a reference's id must be known
- * (read, or created first) for the targeted document to be planned; so is the hand-over of a default (below). `known` gives the state's addresses, which a
+ * (read, or created first) for the targeted document to be planned; so is the hand-over of a default (resolve/handovers.ts). `known` gives the state's addresses, which a
  * target may name alone (to release an entry no document declares any more); asked only where there are targets
  * (100,000 of them are not listed for nothing). A target naming nothing is an error.
  */
@@ -63,26 +64,6 @@ export function selectTargets(
     stack.push(...(graph.get(address) ?? []), ...(handover.get(address) ?? []));
   }
   return docs.filter((d) => chosen.has(d.address));
-}
-
-/**
- * Where the platform allows one resource with `when` per `fields` (one default configuration per project and type),
- * a document taking it may need another to give it up first (plan/build.ts orders the hand-over from the live
- * values): a target that takes it brings the documents of its kind that set it false on the same fields, as it
- * brings what it references. Which of them holds it live is known only after reading them.
- */
-function handoverCandidates(docs: Document[], registry: Registry): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const d of docs) {
-    for (const u of registry.get(d.kind)?.uniqueWhen ?? []) {
-      if (d.spec[u.when] !== true) continue;
-      const givers = docs.filter(
-        (x) => x.kind === d.kind && x.spec[u.when] === false && u.fields.every((f) => x.spec[f] === d.spec[f]),
-      );
-      if (givers.length) out.set(d.address, [...(out.get(d.address) ?? []), ...givers.map((x) => x.address)]);
-    }
-  }
-  return out;
 }
 
 /**

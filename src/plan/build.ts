@@ -10,7 +10,7 @@ import { withEscapes } from '../resolve/desired.js';
 import { dependencyGraph, holdsEscapes } from '../resolve/refs.js';
 import type { Change, Document, Observed, Plan } from '../types.js';
 import { shapedChange, stateChange, type ChangeBase } from './change-shape.js';
-import { identityMoved } from './identity.js';
+import { identityMoved } from '../resolve/identity.js';
 import { summaryOf } from './summary.js';
 import { released, renameHint, type Undeclared } from './releases.js';
 import { waves } from '../util/pool.js';

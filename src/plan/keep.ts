@@ -8,7 +8,7 @@ import { diffSpec } from '../diff/diff.js';
 import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { Observed } from '../types.js';
-import { identityFields } from './identity.js';
+import { identityFields } from '../resolve/identity.js';
 import { driftOf } from './fingerprint.js';
 
 /** The fields the plan reads of a kind's matching resources whatever the document sets, as the kind declares

@@ -4,6 +4,8 @@
 // resource it needs: reading keeps that much as each document is read, and lets the rest go at once.
 import { ApiError } from '../errors.js';
 import type { KindDef } from '../kinds/types.js';
+import { identityMoved } from '../resolve/identity.js';
+import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Live, Observed } from '../types.js';
@@ -50,7 +52,10 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
   // No answer after every retry, or a refused token, would fail every other read the same way: stop reading.
   let stopped: ApiError | undefined;
   let notRead = 0;
-  const ctx = readContext(plan, client, state, observed, opts);
+  // Documents whose resource is replaced (another project): their id is the old resource's, not the one references
+  // to them will take (plan/build.ts makes the replace; a reference waits for the new id, known after apply).
+  const replaced = new Set<string>();
+  const ctx = readContext(plan, client, state, observed, opts, replaced);
   ctx.lists.start(plan.lists);
   const read = async (r: DocRead) => {
     if (stopped) return void notRead++;
@@ -59,6 +64,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       const o = observationOf(r, ctx.idOf);
       observed.set(r.doc.address, o);
       await readDocument(ctx, r, o);
+      if (o.from_state && identityMoved(resourceModel(r.k.schema), o).length) replaced.add(r.doc.address);
       if (keep) o.live = keep(o);
     } catch (e) {
       failures.push({ address: r.doc.address, error: e as Error });
@@ -77,6 +83,7 @@ function readContext(
   state: State,
   observed: Map<string, Observed>,
   opts: ReadOptions,
+  replaced: Set<string>,
 ): ReadContext {
   let owners: Map<string, Owner> | undefined;
   // Made when a pending create is first looked up: a set of every id the state knows is rarely needed.
@@ -84,7 +91,7 @@ function readContext(
   return {
     client,
     lists: new LiveLists(client),
-    idOf: (a) => observed.get(a)?.id ?? opts.knownId?.(a),
+    idOf: (a) => (replaced.has(a) ? undefined : (observed.get(a)?.id ?? opts.knownId?.(a))),
     ownerOf: (id) => (owners ??= ownersOf(state, plan)).get(id),
     claimed: () => (claimed ??= state.claimedIds()),
     recreateMissing: opts.recreateMissing,

@@ -1,13 +1,16 @@
 // --refresh changed: which documents are read at all. A document whose desired values are the ones the state
 // recorded after the last apply is taken as the state recorded it: not read, so drift in it is not checked (a full
 // plan checks it). Everything else is read as in a full plan: documents whose values changed (a variable, a
-// reference's id), creates, renames, pending creates, entries from an older tapedeck without recorded fields, and
-// documents with values from the environment (never stored, so never known to be unchanged). Pure: no network.
+// reference's id), creates, renames, pending creates, entries from an older tapedeck without recorded fields,
+// documents with values from the environment (never stored, so never known to be unchanged), and those that may
+// have to give up a default another document takes. Pure: no network.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { managedFields } from '../diff/diff.js';
 import { desiredOf } from '../resolve/desired.js';
 import { documentDigest } from '../resolve/digest.js';
+import { handoverCandidates } from '../resolve/handovers.js';
+import { identityFields } from '../resolve/identity.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../schema/values.js';
@@ -37,6 +40,21 @@ function sameAsRecorded(k: KindDef, desired: JsonObject, recorded: Record<string
   );
 }
 
+/**
+ * Whether a document names the identity (x-identity: the project) its entry recorded: another one is a replace, a
+ * new resource whose id references to it must wait for (not known without reading, nor before apply).
+ */
+function keepsIdentity(doc: Document, k: KindDef, entry: StateEntry): boolean {
+  const model = resourceModel(k.schema);
+  return identityFields(model).every((f) => {
+    const v = doc.spec[f];
+    if (v === undefined) return true;
+    if (!entry.fields || (typeof v === 'string' && hasReference(v))) return false;
+    const field = fieldAt(model, f);
+    return deepEqual(normalize(field, v) ?? null, normalize(field, entry.fields[f]) ?? null);
+  });
+}
+
 /** The id the state knows a document by, where it is the one a read would find (no rename, no pending create). */
 function recordedId(doc: Document, k: KindDef, entry: StateEntry, desired: JsonObject): string | undefined {
   if (k.identity.by === 'key') {
@@ -63,7 +81,9 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
     if (taken) return taken;
     const d = byAddress?.get(a);
     if (!d || registry.get(d.kind)!.identity.by === 'key') return undefined;
-    return d.id ?? state.entry(a)?.id ?? (d.moved_from ? state.entry(d.moved_from)?.id : undefined);
+    if (d.id) return d.id;
+    const entry = state.entry(a)?.id ? state.entry(a) : d.moved_from ? state.entry(d.moved_from) : undefined;
+    return entry && keepsIdentity(d, registry.get(d.kind)!, entry) ? entry.id : undefined;
   };
   // Targets before the documents referring to them, so that a target taken from the state lends its id.
   const ordered = graph.size
@@ -82,6 +102,17 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
     const taken = id || o?.id;
     if (taken) known.set(doc.address, taken);
     else read.push(doc);
+  }
+  // A document taking a default reads those that may hold it now (resolve/handovers.ts): one holding it live behind
+  // an unchanged document would not be handed over first, and the platform would refuse the new default.
+  if (read.some((d) => registry.get(d.kind)!.uniqueWhen)) {
+    for (const [taker, givers] of handoverCandidates(docs, registry)) {
+      if (known.has(taker)) continue;
+      for (const g of givers) {
+        known.delete(g);
+        trusted.delete(g);
+      }
+    }
   }
   // In the configuration's order, as a full plan reads them.
   return { read: read.length === docs.length ? docs : docs.filter((d) => !known.has(d.address)), known, trusted };

@@ -1,5 +1,10 @@
+import { rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import type { Emulator } from '../../src/emulator/server.js';
+import { testdir } from './cli.js';
+import { emulator } from './emulator.js';
 
 /** Answers one request itself (returns true), or leaves it to the upstream emulator (returns false). */
 export type Misbehaviour = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -28,6 +33,38 @@ export async function hostileServer(upstream: string | undefined, answer: Misbeh
         server.closeAllConnections();
         server.close(() => r());
       }),
+  };
+}
+
+export type HostileServer = Awaited<ReturnType<typeof hostileServer>>;
+
+/**
+ * The set-up of the tests that put a hostile server in front of the emulator: what a test starts or makes through
+ * it is gone after the test (servers and emulators closed, the last started first, so a server before the emulator
+ * behind it; the directories removed).
+ */
+export function hostilePerTest() {
+  const started: { close(): Promise<void> }[] = [];
+  const dirs: string[] = [];
+  afterEach(async () => {
+    for (const s of started.splice(0).reverse()) await s.close();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const keep = <T extends { close(): Promise<void> }>(s: T) => (started.push(s), s);
+  return {
+    /** the real emulator, in-process (helpers/emulator.ts) */
+    emulator: async (...args: Parameters<typeof emulator>): Promise<Emulator> => keep(await emulator(...args)),
+    /** a hostile server (above) in front of `upstream` */
+    server: async (...args: Parameters<typeof hostileServer>): Promise<HostileServer> =>
+      keep(await hostileServer(...args)),
+    /** a directory holding `files` (helpers/cli.ts testdir) */
+    dir: (files: Parameters<typeof testdir>[0]): string => {
+      const d = testdir(files);
+      dirs.push(d);
+      return d;
+    },
+    /** the directories made in this test so far */
+    dirs: (): readonly string[] => dirs,
   };
 }
 

@@ -112,6 +112,12 @@ describe('changedSinceApply', () => {
       ['Offer/a'],
     ],
     [
+      'a reference to a document moved to another project (a replace: a new id): not resolved, read',
+      [offer('a', { project_id: 'p2', name: 'A' }), offer('b', { billing_partner_offer_id: '${Offer/a.id}' })],
+      { 'Offer/a': recorded('o1', { name: 'A' }), 'Offer/b': recorded('o2', { billing_partner_offer_id: 'o1' }) },
+      ['Offer/a', 'Offer/b'],
+    ],
+    [
       'a policy: its key is its id',
       [policy('org/organization')],
       { 'Policy/p': policyEntry('org/organization', 'org/organization') },

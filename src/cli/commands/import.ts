@@ -5,7 +5,7 @@ import { ApiError, UserError } from '../../errors.js';
 import { readShapeOf } from '../../kinds/access.js';
 import { readPath } from '../../kinds/paths.js';
 import type { KindDef } from '../../kinds/types.js';
-import { identityFields } from '../../plan/identity.js';
+import { identityFields } from '../../resolve/identity.js';
 import type { Client } from '../../remote/client.js';
 import { unwrap } from '../../remote/list.js';
 import { desiredOf } from '../../resolve/desired.js';
