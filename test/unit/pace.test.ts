@@ -2,6 +2,7 @@
 // given explicitly to the rate, and faked for the limiter: it moves only when the test moves it.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Limiter, type Ticket } from '../../src/remote/limiter.js';
+import { EndpointRates } from '../../src/remote/endpoint-rates.js';
 import { FLOOR, GROWTH, LearntRate, RATE_SHARE } from '../../src/remote/pace.js';
 
 /** `n` accepted answers, evenly after `from` up to `to` ms */
@@ -132,5 +133,57 @@ describe('the limiter, paced by the learnt rate', () => {
     await vi.advanceTimersByTimeAsync(200);
     l.settle(await l.acquire('/a/b'), named);
     expect(l.learnt.rate).toBeUndefined();
+  });
+});
+
+describe('the rate of an endpoint family limited on its own', () => {
+  /**
+   * The first 429 of /a/b at 0 starts its measure; then the steps, `ok FAMILY AT` (an accepted answer) or
+   * `429 FAMILY AT` (a 429 to a request just sent), separated by commas.
+   */
+  const learn = (steps: string) => {
+    const rates = new EndpointRates();
+    rates.refused('/a/b', 0, -10);
+    for (const step of steps ? steps.split(', ') : []) {
+      const [what, family, at] = step.split(' ');
+      if (what === 'ok') rates.accepted(family, Number(at));
+      else rates.refused(family, Number(at), Number(at) - 10);
+    }
+    return rates;
+  };
+  it.each<[string, string, number | undefined]>([
+    ['one answer between two 429s is a rate', 'ok /a/b 1000, 429 /a/b 1000', RATE_SHARE],
+    [
+      'what the family was accepted, not the others',
+      'ok /a/b 500, ok /c/d 600, ok /c/d 700, ok /a/b 1500, 429 /a/b 2000',
+      RATE_SHARE,
+    ],
+    [
+      'another family refused between: a shared limit, no rate of its own',
+      '429 /c/d 500, ok /a/b 1000, 429 /a/b 1000',
+      undefined,
+    ],
+    [
+      'the measure starts again after a shared span',
+      '429 /c/d 500, ok /a/b 1000, 429 /a/b 1000, ok /a/b 3000, 429 /a/b 3000',
+      0.5 * RATE_SHARE,
+    ],
+    ['no answer between: no rate', '429 /a/b 1000', undefined],
+    ['no 429 after the first: no rate', 'ok /a/b 1000', undefined],
+  ])('%s', (_, steps, rate) => {
+    const rates = learn(steps);
+    if (rate === undefined) expect(rates.rateOf('/a/b')).toBeUndefined();
+    else expect(rates.rateOf('/a/b')).toBeCloseTo(rate, 6);
+  });
+
+  it("spaces the family's starts by its rate, and only the family's", () => {
+    const rates = learn('ok /a/b 1000, 429 /a/b 1000');
+    // Nothing saved up after the 429: one start's worth of time, then one start each 1000/0.95 ms.
+    expect(rates.waitMs('/a/b', 1000)).toBeCloseTo(1000 / RATE_SHARE, 6);
+    expect(rates.waitMs('/c/d', 1000)).toBe(0);
+    const next = 1000 + 1000 / RATE_SHARE;
+    expect(rates.waitMs('/a/b', next)).toBeCloseTo(0, 6);
+    rates.take('/a/b', next);
+    expect(rates.waitMs('/a/b', next)).toBeCloseTo(1000 / RATE_SHARE, 6);
   });
 });
