@@ -108,3 +108,28 @@ export function fillPlaceholders(v: unknown, req: IncomingMessage): unknown {
  *  bidi marks and overrides, zero-width ones): no output may print one raw, whatever a server or a document holds. */
 export const HIDDEN_CHARACTERS =
   /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+
+/**
+ * Every spelling of a secret an output could carry it in, in any letter case: as it is, JSON-escaped,
+ * URL-encoded, base64, with unprintable characters as \uXXXX escapes (one-line text), with HTML entities (Markdown)
+ * and with Markdown's backslashes. None may reach any output.
+ */
+export function secretSpellings(secret: string): string[] {
+  const escaped = (s: string) =>
+    s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) =>
+      c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  const html = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const forms = [secret, secret.toUpperCase(), secret.toLowerCase()].flatMap((s) => [
+    s,
+    JSON.stringify(s).slice(1, -1),
+    encodeURIComponent(s),
+    Buffer.from(s).toString('base64'),
+    escaped(s),
+    escaped(JSON.stringify(s).slice(1, -1)),
+    html(escaped(s)),
+    html(escaped(s)).replace(/[\\`*_[\]|~#]/g, '\\$&'),
+  ]);
+  return [...new Set(forms)];
+}
