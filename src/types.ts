@@ -24,6 +24,9 @@ export interface SourceDoc {
   sensitive?: string[];
 }
 
+/** What every output shows in place of a value from the environment (plans, saved plans, messages). */
+export const SENSITIVE = '(sensitive)';
+
 /** A validated document. */
 export interface Document {
   kind: string;

@@ -40,7 +40,7 @@ export class Agent {
   readonly commits: Commits = {};
   private last: (RunReport & { started_at: string; finished_at: string; duration_ms: number }) | undefined;
   private lastSuccessAt: string | undefined;
-  private lastError: { at: string; message: string } | undefined;
+  private lastError: { at: string; code?: string; message: string } | undefined;
   private nextRunAt: string | undefined;
   private readonly told = { drift: '', failure: '' };
 
@@ -160,7 +160,7 @@ export class Agent {
     if (report.summary) this.p.metrics.planned(report.changes?.length ?? 0);
     this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
     if (report.result === 'success') this.lastSuccessAt = this.last.finished_at;
-    else this.lastError = { at: this.last.finished_at, message: report.error ?? report.result };
+    else this.lastError = { at: this.last.finished_at, code: report.errorCode, message: report.error ?? report.result };
     this.logRun(report, finished - started);
     for (const e of notifications(report, this.p.environment, this.told)) this.p.notifier.notify(e);
     // A database connection that broke loses the lock with it: stand by, and take it again if it is free.
@@ -188,6 +188,7 @@ export class Agent {
       changes: changes?.length ? changes : undefined,
       applied: r.applied,
       error: r.error,
+      error_code: r.errorCode,
     });
     for (const d of r.result === 'success' ? [] : r.details.slice(0, 20))
       this.p.log('debug', 'detail', { run: this.runs, line: d });

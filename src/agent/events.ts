@@ -26,6 +26,7 @@ export function notifications(
         event: 'invalid',
         rejected_commit: r.rejected,
         error: r.error,
+        error_code: r.errorCode,
         text: `tapedeck ${environment}: ${r.error}`,
       });
     told.failure = r.error ?? '';
@@ -65,6 +66,7 @@ export function notifications(
         ...base,
         event: 'failed',
         error: r.error,
+        error_code: r.errorCode,
         failures: r.failures,
         text: `tapedeck ${environment}: the run failed: ${r.error}`,
       });

@@ -2,7 +2,7 @@
 // commit stays checked out), then plan it through the same pipeline as `plan`, and with --auto-apply write the plan
 // through the same apply as `apply`. The run's output (issues, failures) is captured for the log and the status.
 import { join } from 'node:path';
-import { ApiError, errorLine, Reported, UserError } from '../errors.js';
+import { ApiError, errorCode, errorLine, Reported, UserError, type ErrorCode } from '../errors.js';
 import { checkDocuments } from '../cli/check.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../cli/options.js';
 import { applyPlanned, makePlan } from '../cli/pipeline.js';
@@ -28,8 +28,10 @@ export interface RunReport {
   changes?: { address: string; action: string }[];
   applied?: ApplyResult['summary'];
   /** applied changes that did not go through, by address */
-  failures?: { address: string; outcome: string; error?: string }[];
+  failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
   error?: string;
+  /** the stable code of `error` (docs/errors.md), as the CLI's JSON output gives it */
+  errorCode?: ErrorCode;
   /** the run's messages (document issues, platform failures), as `plan` would have printed them */
   details: string[];
   requests: { reads: number; writes: number; throttled: number };
@@ -67,18 +69,24 @@ export const runOptions = (input: RunInput, io: Io): RunOptions =>
   buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true, refresh: input.refresh }, io);
 
 /** A commit's problems (project file, documents), or none: the same checks as `validate`. */
-function problems(input: RunInput, io: Io, details: string[]): string | undefined {
+function problems(input: RunInput, io: Io, details: string[]): { message: string; code: ErrorCode } | undefined {
   try {
     const opts = runOptions(input, io);
     const { issues, found } = checkDocuments(opts, io);
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
-    if (errors.length) return `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`;
-    if (!found) return `no documents found in ${input.path} (every *.yaml/*.yml below it is read)`;
+    if (errors.length)
+      return {
+        message: `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`,
+        code: 'E_VALIDATION',
+      };
+    if (!found)
+      return { message: `no documents found in ${input.path} (every *.yaml/*.yml below it is read)`, code: 'E_INPUT' };
     return undefined;
   } catch (e) {
-    if (e instanceof Reported) return details[0] ?? 'the project file or the options are not valid';
-    if (e instanceof UserError) return e.line();
+    if (e instanceof Reported)
+      return { message: details[0] ?? 'the project file or the options are not valid', code: e.code };
+    if (e instanceof UserError) return { message: e.line(), code: e.code };
     throw e;
   }
 }
@@ -106,7 +114,8 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
           result: 'invalid',
           rejected: head,
           commit: commits.good,
-          error: `commit ${head.slice(0, 12)} was not applied: ${problem}`,
+          error: `commit ${head.slice(0, 12)} was not applied: ${problem.message}`,
+          errorCode: problem.code,
         };
       }
       commits.good = head;
@@ -117,6 +126,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
         ...report,
         result: 'invalid',
         error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)`,
+        errorCode: 'E_VALIDATION',
       };
     report.commit = commits.good;
     const opts = runOptions(input, io);
@@ -135,11 +145,17 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
         report.applied = result.summary;
         report.failures = result.results
           .filter((r) => r.outcome !== 'applied')
-          .map((r) => ({ address: r.address, outcome: r.outcome, ...(r.error ? { error: r.error } : {}) }));
+          .map((r) => ({
+            address: r.address,
+            outcome: r.outcome,
+            ...(r.error ? { error: r.error } : {}),
+            ...(r.error_code ? { error_code: r.error_code } : {}),
+          }));
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
           const [first] = report.failures;
           const why = first.error ?? first.outcome;
           report.error = `${counted(report.failures.length, 'change')} not applied; first: ${first.address}: ${why}`;
+          report.errorCode = first.error_code ?? (first.outcome === 'skipped' ? 'E_NOT_SENT' : 'E_API');
           return report;
         }
       }
@@ -150,8 +166,13 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     return { ...report, result: 'success' };
   } catch (e) {
     if (e instanceof Reported)
-      return { ...report, error: details.find((d) => !/^\d+ more/.test(d)) ?? 'the run failed (see the details)' };
-    if (e instanceof UserError || e instanceof ApiError) return { ...report, error: errorLine(e) };
+      return {
+        ...report,
+        error: details.find((d) => !/^\d+ more/.test(d)) ?? 'the run failed (see the details)',
+        errorCode: e.code,
+      };
+    if (e instanceof UserError || e instanceof ApiError)
+      return { ...report, error: errorLine(e), errorCode: errorCode(e) };
     throw e;
   }
 }

@@ -11,7 +11,7 @@ import { sendsCreate, type ApplyResult, type Change, type Plan, type ResultEntry
 import { mapPool, waves } from '../util/pool.js';
 import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
 import { creator } from './create.js';
-import { SENSITIVE, touches } from '../plan/sensitive.js';
+import { SENSITIVE, sentSecrets, touches } from '../plan/sensitive.js';
 
 export interface ApplyOptions {
   concurrency: number;
@@ -159,7 +159,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
       );
       return lost.length ? { not_kept: shown.map(describeNotKept) } : {};
     } catch (e) {
-      return { unverified: errorLine(e) };
+      return { unverified: sentSecrets(c).mask(errorLine(e)) };
     }
   };
 
@@ -230,7 +230,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
           action: c.action,
           outcome,
           ...(c.id ? { id: c.id } : {}),
-          error: errorLine(e),
+          error: sentSecrets(c).mask(errorLine(e)),
           error_code: errorCode(e),
         };
       }

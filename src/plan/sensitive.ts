@@ -5,9 +5,10 @@
 import { changeModel } from '../kinds/registry.js';
 import { fieldAt, type Field } from '../schema/model.js';
 import { deepEqual, isObject, stableStringify, valueAt, type Json, type JsonObject } from '../schema/values.js';
-import type { Change, DiffEntry, Plan } from '../types.js';
+import { SENSITIVE, type Change, type DiffEntry, type Plan } from '../types.js';
+import { Secrets } from '../util/redact.js';
 
-export const SENSITIVE = '(sensitive)';
+export { SENSITIVE };
 /** The after side of a sensitive leaf whose value differs from the live one: the change stays visible. */
 export const SENSITIVE_CHANGED = '(sensitive, changed)';
 
@@ -121,6 +122,27 @@ const maskDrift = (d: DiffEntry[], sensitive: readonly string[]) =>
         }
       : e,
   );
+
+/** The leaves of `sent` that `masked` (the same body, masked) hides, as text. */
+function hiddenLeaves(sent: Json | undefined, masked: Json | undefined): string[] {
+  if (masked === SENSITIVE || masked === SENSITIVE_CHANGED)
+    return sent === null || sent === undefined ? [] : isObject(sent) || Array.isArray(sent) ? [] : [String(sent)];
+  if (Array.isArray(sent) && Array.isArray(masked)) return sent.flatMap((x, i) => hiddenLeaves(x, masked[i]));
+  if (isObject(sent) && isObject(masked)) return Object.keys(sent).flatMap((k) => hiddenLeaves(sent[k], masked[k]));
+  return [];
+}
+
+/**
+ * The values from the environment a change's request sends, as secrets: what the platform answers that request
+ * (an error that quotes what it was sent) is masked of them, whatever their length above Secrets' minimum, where the
+ * output's masking takes only values of 8 characters or more.
+ */
+export function sentSecrets(c: Change): Secrets {
+  const secrets = new Secrets();
+  const body = c.request?.body;
+  if (c.sensitive?.length && body) for (const v of hiddenLeaves(body, maskBody(body, c.sensitive))) secrets.add(v);
+  return secrets;
+}
 
 export function maskChange(c: Change): Change {
   const s = c.sensitive;

@@ -2,7 +2,7 @@
 // calls that are safe to repeat, requests paced to the platform's rate limits (limiter.ts), and JSON errors turned
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
-import { backoff, DEADLINE, FINAL } from './failures.js';
+import { DEADLINE, FINAL, retryWait } from './failures.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
@@ -140,7 +140,7 @@ export class Client {
       mayHaveApplied ||= method !== 'GET' && (outcome.status === 0 || outcome.status >= 500);
       const transient = !FINAL.has(outcome.reason) && (outcome.status === 0 || RETRY_STATUS.has(outcome.status));
       const retryAfter = (outcome as ApiError & { retryAfterMs?: number }).retryAfterMs;
-      const wait = retryAfter ?? backoff(this.opts, attempt);
+      const wait = retryWait(this.opts, attempt, outcome.status, retryAfter);
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
       const pastDeadline =

@@ -8,8 +8,27 @@ export const DEADLINE = 'deadline_exceeded';
 export const FINAL = new Set([TOO_LARGE, DEADLINE]);
 
 /** How long to wait before attempt `attempt + 1`: exponential, with full jitter so retries do not come in step. */
-export const backoff = (opts: { backoffMs: number }, attempt: number) =>
-  Math.random() * opts.backoffMs * 2 ** (attempt - 1);
+export const backoff = (opts: { backoffMs: number }, attempt: number, random = Math.random) =>
+  random() * opts.backoffMs * 2 ** (attempt - 1);
+
+/**
+ * How long to wait before attempt `attempt + 1` after a refusal with `status` that asked for `retryAfterMs` (if it
+ * did). Requests refused together are told the same Retry-After: waited as it is, they would all come back at once
+ * and meet the same refusal. After a 429 the limiter spaces them (endpoint-rates.ts); after any other refusal the
+ * Retry-After is the least wait, and the backoff's jitter is added to it.
+ */
+export const retryWait = (
+  opts: { backoffMs: number },
+  attempt: number,
+  status: number,
+  retryAfterMs?: number,
+  random = Math.random,
+) =>
+  retryAfterMs === undefined
+    ? backoff(opts, attempt, random)
+    : status === 429
+      ? retryAfterMs
+      : retryAfterMs + backoff(opts, attempt, random);
 
 /**
  * A failure after which a write may or may not have taken effect: no answer, or a server-side error. A call the

@@ -4,18 +4,20 @@
 // finding the limit on its own:
 // - a window of requests on the wire (AIMD): --concurrency at first, halved by a 429 (once per round of requests),
 //   one more after each window's worth of answers without one, never above --concurrency or below 1;
-// - a pause: a 429 holds back the requests of its limit (all requests, when the answer did not name its limit) for
-//   as long as its Retry-After says;
+// - a pause: a 429 holds back the requests of its limit (all requests, when the answer did not name its limit and
+//   the endpoint family's 429s do not show it its own) for as long as its Retry-After says;
 // - the platform's own numbers when it sends X-RateLimit-* headers (quota.ts): a request starts only when the
 //   estimated remaining allowance has room for it;
 // - without them, a rate learnt from the 429s themselves (pace.ts): starts are paced to just below what the platform
-//   accepted between two 429s, probing upward while none comes;
+//   accepted between two 429s, probing upward while none comes; and per endpoint family, the rate of a family the
+//   platform limits on its own (endpoint-rates.ts), so that requests it refused together come back one at a time;
 // - --max-rps N: at most N requests reach the platform in any one second, as the platform counts them. It receives a
 //   request some time between its start and its answer, so a request counts from its start until one second after
 //   its answer: a new one starts only while fewer than N count. (Counting starts alone, a platform that stalled for a
 //   moment would count a second's requests and the burst that came late in one second.)
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
 import type { IncomingHttpHeaders } from 'node:http';
+import { EndpointRates } from './endpoint-rates.js';
 import { LearntRate } from './pace.js';
 import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
 
@@ -65,6 +67,8 @@ export class Limiter {
   private readonly quotas = new Quotas();
   /** the rate learnt from 429s that named no limit */
   readonly learnt = new LearntRate();
+  /** the rates of endpoint families limited on their own, learnt from their 429s */
+  readonly endpoints = new EndpointRates();
   /** when requests were answered within the last second, oldest first from `oldest` (for --max-rps) */
   private readonly answeredAt: number[] = [];
   private oldest = 0;
@@ -137,6 +141,7 @@ export class Limiter {
       if (answer.status === 429) this.refused(ticket, quota, answer.retryAfterMs ?? h?.resetMs);
       else {
         this.learnt.accepted(now);
+        this.endpoints.accepted(ticket.family, now);
         if (++this.answeredInWindow >= this.window && this.window < this.opts.concurrency) {
           this.window++;
           this.answeredInWindow = 0;
@@ -148,16 +153,24 @@ export class Limiter {
 
   private refused(ticket: Ticket, quota: Quota | undefined, waitMs: number | undefined): void {
     const now = this.now();
+    // A limit the answer did not name: the endpoint family's own, once its 429s tell it (endpoint-rates.ts), else
+    // the run's, its rate learnt from what the platform accepted (pace.ts).
+    const family = quota ? undefined : this.endpoints.refused(ticket.family, now, ticket.startedAt);
     if (waitMs !== undefined) {
       if (quota) quota.pausedUntil = Math.max(quota.pausedUntil, now + waitMs);
+      else if (family?.own) this.endpoints.pause(ticket.family, now + waitMs);
       else this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     }
     this.answeredInWindow = 0;
-    // A limit the answer did not name: its rate is learnt from what the platform accepted (pace.ts).
-    const rate = quota ? undefined : this.learnt.refused(now, ticket.startedAt);
+    if (family?.cut !== undefined)
+      this.opts.debug?.(
+        `rate limited (429) on ${ticket.family} alone: pacing it to ${family.cut.toFixed(2)} requests/s${family.own ? ', the others going on' : ''}`,
+      );
+    const rate = quota || family?.own ? undefined : this.learnt.refused(now, ticket.startedAt);
     if (rate !== undefined)
       this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
-    if (ticket.generation !== this.generation) return;
+    // A family's own limit leaves the others' window as it is: they were accepted while it was refused.
+    if (family?.own || ticket.generation !== this.generation) return;
     this.generation++;
     this.window = Math.max(1, Math.floor(this.window / 2));
     this.opts.debug?.(
@@ -172,9 +185,10 @@ export class Limiter {
     if (this.opts.maxRps !== undefined) wait = Math.max(wait, this.maxRpsWait(now, this.opts.maxRps));
     const quotas = this.quotas.route(family);
     for (const q of quotas) wait = Math.max(wait, q.waitMs(now));
-    wait = Math.max(wait, this.learnt.waitMs(now));
+    wait = Math.max(wait, this.learnt.waitMs(now), this.endpoints.waitMs(family, now));
     if (wait > 0) return wait;
     this.learnt.take(now);
+    this.endpoints.take(family, now);
     const ticket = {
       family,
       places: quotas.map((q) => q.start(now)),

@@ -24,6 +24,14 @@ const MIN_MEASURE_MS = 250;
 /** Starts that may go at once after an idle moment: a burst only as long as the timer's granularity, no more */
 const BURST_SECONDS = 0.02;
 
+/** How a rate is learnt: the answers needed between two 429s, and the lowest rate it is cut to. */
+export interface Learning {
+  minEvidence: number;
+  minRate: number;
+}
+/** The run's rate (every request): a few answers between 429s are no measure of a platform taking hundreds. */
+const RUN: Learning = { minEvidence: MIN_EVIDENCE, minRate: 1 };
+
 export class LearntRate {
   /** starts per second, once learnt */
   rate?: number;
@@ -35,6 +43,13 @@ export class LearntRate {
   private tokens = 0;
   private at = 0;
 
+  constructor(private readonly learning: Learning = RUN) {}
+
+  /** Since when the next measure counts (the last 429 that counted), if one has come. */
+  get measuringSince(): number | undefined {
+    return this.cutAt;
+  }
+
   /** An answer that was not a 429, at `now`. */
   accepted(now: number): void {
     this.acceptedSinceCut++;
@@ -45,18 +60,19 @@ export class LearntRate {
 
   /**
    * A 429 naming no limit, at `now`, to a request started at `startedAt`. Returns the new rate when it was cut, for
-   * the debug line; undefined when the 429 was news already acted on or too little is known yet.
+   * the debug line; undefined when the 429 was news already acted on or too little is known yet. `learn` false: the
+   * measure only starts again (what came between is known to be no measure of this rate).
    */
-  refused(now: number, startedAt: number): number | undefined {
+  refused(now: number, startedAt: number, learn = true): number | undefined {
     if (this.cutAt !== undefined && (startedAt < this.cutAt || now - this.cutAt < MIN_MEASURE_MS)) return undefined;
     const first = this.cutAt === undefined;
     const measured = first ? 0 : (this.acceptedSinceCut * 1000) / (now - this.cutAt!);
-    const enough = this.acceptedSinceCut >= MIN_EVIDENCE;
+    const enough = this.acceptedSinceCut >= this.learning.minEvidence;
     this.cutAt = now;
     this.acceptedSinceCut = 0;
-    if (first || !enough) return undefined;
+    if (first || !enough || !learn) return undefined;
     this.peak = Math.max(this.peak, measured);
-    this.rate = Math.max(1, RATE_SHARE * Math.max(measured, FLOOR * this.peak));
+    this.rate = Math.max(this.learning.minRate, RATE_SHARE * Math.max(measured, FLOOR * this.peak));
     // Nothing saved up: what the platform refused now, it has no room for.
     this.tokens = 0;
     this.at = now;

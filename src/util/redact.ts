@@ -1,7 +1,7 @@
 // Secrets kept out of every output, and server text made fit for one output line. One place for both: the client
 // cleans what a server sends, and the CLI masks everything it prints (defence in depth: a secret that reached an
 // output any other way is masked there too).
-import { UNPRINTABLE } from '../schema/values.js';
+import { printable, UNPRINTABLE } from '../schema/values.js';
 
 export const REDACTED = '[redacted]';
 /** Shorter values are not masked: masking every "ab" in the output would hide more than it protects. */
@@ -24,13 +24,16 @@ function base64Cores(bytes: Buffer): string[] {
   return cores;
 }
 
-/** Every spelling of a secret a server or a document might echo. */
+/** Every spelling of a secret a server or a document might echo, and every one an output writes it in: one-line
+ *  text and JSON write unprintable characters as \uXXXX escapes (oneLine, printable, jsonText). */
 function formsOf(secret: string): string[] {
   const cased = [secret, secret.toLowerCase(), secret.toUpperCase()];
+  const json = JSON.stringify(secret).slice(1, -1);
   return [
     ...cased,
     encodeURIComponent(secret),
-    JSON.stringify(secret).slice(1, -1),
+    json,
+    ...[oneLine(secret), printable(secret), printable(json)].filter((f) => f !== secret && f !== json),
     ...cased.flatMap((s) => base64Cores(Buffer.from(s))),
   ];
 }

@@ -10,6 +10,11 @@ export const issueAt = (
   severity: Issue['severity'] = 'error',
 ): Issue => ({ file: src.file, pos: nearestPos(src, pointer), pointer, message: printable(message), severity });
 
+/** Whether the value at `pointer` is, or is inside, a string a value from the environment went into: a message about
+ *  it says (sensitive) instead of quoting it, and suggests nothing (a known value a slip away would give it away). */
+export const fromEnvironment = (src: SourceDoc, pointer: string) =>
+  !!src.sensitive?.some((s) => pointer === s || pointer.startsWith(`${s}/`));
+
 /** The position of a pointer, or of its nearest ancestor that has one. */
 export function nearestPos(src: SourceDoc, pointer: string) {
   let p = pointer;

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type Ajv2020Type from 'ajv/dist/2020.js';
 import { allSchemas, schemasDigest, unescapePointer } from '../schema/model.js';
+import { SENSITIVE } from '../types.js';
 
 const require = createRequire(import.meta.url);
 type Ajv = InstanceType<typeof Ajv2020Type.default>;
@@ -91,9 +92,11 @@ export function dotted(pointer: string): string {
     );
 }
 
-/** One readable message per ajv error, with the pointer it belongs to. */
-export function describe(e: ErrorObject): { pointer: string; message: string } {
+/** One readable message per ajv error, with the pointer it belongs to. A value from the environment (`hidden`) is
+ *  never quoted, nor is a known value near it suggested. */
+export function describe(e: ErrorObject, hidden = false): { pointer: string; message: string } {
   const at = dotted(e.instancePath) || 'document';
+  const shown = () => (hidden ? SENSITIVE : JSON.stringify(e.data));
   switch (e.keyword) {
     case 'additionalProperties': {
       const prop = (e.params as { additionalProperty: string }).additionalProperty;
@@ -108,14 +111,14 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
     case 'enum': {
       // A closed enum says its values; a long list (ISO codes) says what it is (its description).
       const values = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
-      const near = typeof e.data === 'string' ? closest(e.data, values) : undefined;
+      const near = typeof e.data === 'string' && !hidden ? closest(e.data, values) : undefined;
       const which =
         values.length <= 12
           ? `one of ${values.join(', ')}`
           : String(e.parentSchema?.description ?? `one of ${values.length} values`);
       return {
         pointer: e.instancePath,
-        message: `${at}: ${JSON.stringify(e.data)} is not a valid value (${which})${near ? `: did you mean ${near}?` : ''}`,
+        message: `${at}: ${shown()} is not a valid value (${which})${near ? `: did you mean ${near}?` : ''}`,
       };
     }
     case 'const':
@@ -125,23 +128,20 @@ export function describe(e: ErrorObject): { pointer: string; message: string } {
       };
     case 'pattern':
       if (e.parentSchema?.['x-message'])
-        return {
-          pointer: e.instancePath,
-          message: `${at}: ${JSON.stringify(e.data)} ${String(e.parentSchema['x-message'])}`,
-        };
+        return { pointer: e.instancePath, message: `${at}: ${shown()} ${String(e.parentSchema['x-message'])}` };
       if (e.parentSchema?.['x-int64'])
         return {
           pointer: e.instancePath,
-          message: `${at}: ${JSON.stringify(e.data)} is not an integer (write a number or a decimal string)`,
+          message: `${at}: ${shown()} is not an integer (write a number or a decimal string)`,
         };
       if (e.parentSchema?.['x-enum'])
         return {
           pointer: e.instancePath,
-          message: `${at}: ${JSON.stringify(e.data)} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})`,
+          message: `${at}: ${shown()} is not an enum name (upper case, e.g. ${String(e.parentSchema.examples?.[1] ?? e.parentSchema.default)})`,
         };
       return {
         pointer: e.instancePath,
-        message: `${at}: ${JSON.stringify(e.data)} does not match ${(e.params as { pattern: string }).pattern}`,
+        message: `${at}: ${shown()} does not match ${(e.params as { pattern: string }).pattern}`,
       };
     default:
       return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };

@@ -11,19 +11,19 @@ import {
 } from '../schema/model.js';
 import { moneySignProblem } from '../schema/money.js';
 import { canonicalInt64, canonicalTimestamp, isObject } from '../schema/values.js';
-import type { Issue } from '../types.js';
-import { issueAt } from './locate.js';
+import { SENSITIVE, type Issue } from '../types.js';
+import { fromEnvironment, issueAt } from './locate.js';
 import { dotted, slipOf } from './schema.js';
 
 /** Why a value the int64 schema lets through (an integer, a decimal string) is still no int64, or undefined.
  *  `written`: an integer written beyond 2^53, held as its text (LoadedDoc.wideIntegers), shown unquoted. */
-function int64Problem(v: unknown, written: boolean): string | undefined {
+function int64Problem(v: unknown, written: boolean, hidden: boolean): string | undefined {
   if (
     canonicalInt64(v) !== undefined ||
     !(typeof v === 'number' ? Number.isInteger(v) : /^-?\d+$/.test(String(v).trim()))
   )
     return undefined;
-  const shown = typeof v === 'string' && !written ? JSON.stringify(v) : String(v);
+  const shown = hidden ? SENSITIVE : typeof v === 'string' && !written ? JSON.stringify(v) : String(v);
   if (typeof v === 'number' && Math.abs(v) < 2 ** 63)
     return `${shown} was written as a float beyond 2^53, which cannot be read exactly: write it as an integer`;
   return `${shown} is outside the int64 range (-9223372036854775808 to 9223372036854775807)`;
@@ -36,6 +36,9 @@ function int64Problem(v: unknown, written: boolean): string | undefined {
 export function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedDoc, out: Issue[]): void {
   if (v === null || v === undefined) return;
   const fail = (message: string) => out.push(issueAt(src, pointer, `${dotted(pointer)}: ${message}`));
+  // A value from the environment is never quoted, nor a known value near it suggested (fromEnvironment).
+  const hidden = typeof v === 'string' && fromEnvironment(src, pointer);
+  const quoted = (s: string) => (hidden ? SENSITIVE : JSON.stringify(s));
   if (field.readOnly) {
     fail('is a response-only field set by the server; remove it from spec');
     return;
@@ -50,13 +53,13 @@ export function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedD
   } else if (field.type === 'array' && Array.isArray(v)) {
     v.forEach((x, i) => worthWalking(field.items!, x) && walkSpec(field.items!, x, `${pointer}/${i}`, src, out));
   } else if (field.type === 'int64') {
-    const problem = int64Problem(v, !!src.wideIntegers?.includes(pointer));
+    const problem = int64Problem(v, !!src.wideIntegers?.includes(pointer), hidden);
     if (problem) fail(problem);
   } else if (field.type === 'integer' && Number.isInteger(v) && !Number.isSafeInteger(v)) {
     fail(`${String(v)} is not an exact integer: beyond 2^53 a number cannot be read exactly`);
   } else if (field.type === 'timestamp' && typeof v === 'string' && canonicalTimestamp(v) === undefined) {
     fail(
-      `${JSON.stringify(v)} is not a valid date-time (RFC 3339 as the API reads it, e.g. 2026-01-31T20:00:00Z: T between date and time, at most 9 fractional digits, Z or ±hh:mm)`,
+      `${quoted(v)} is not a valid date-time (RFC 3339 as the API reads it, e.g. 2026-01-31T20:00:00Z: T between date and time, at most 9 fractional digits, Z or ±hh:mm)`,
     );
   } else if (field.type === 'map' || field.type === 'any') {
     // The schema types no value inside: a `.nan` or `.inf` there would go out as JSON null.
@@ -73,13 +76,13 @@ export function walkSpec(field: Field, v: unknown, pointer: string, src: LoadedD
     // The platform's full list is not public (a closed enum's schema refuses other values itself): another value may
     // be real, but one a slip away from a known value is a typo the platform would refuse.
     const slip = slipOf(v, field.known);
-    if (slip) fail(`${v} is not a known value: did you mean ${slip}?`);
+    if (slip) fail(hidden ? `${SENSITIVE} is not a known value` : `${v} is not a known value: did you mean ${slip}?`);
     else
       out.push(
         issueAt(
           src,
           pointer,
-          `${dotted(pointer)}: ${v} is not a known value (${field.known.join(', ')}); sending it anyway`,
+          `${dotted(pointer)}: ${hidden ? SENSITIVE : v} is not a known value (${field.known.join(', ')}); sending it anyway`,
           'warning',
         ),
       );

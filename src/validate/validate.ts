@@ -5,9 +5,9 @@ import type { KindDef } from '../kinds/types.js';
 import type { LoadedDoc } from '../load/load.js';
 import { resourceModel, unescapePointer, type Field } from '../schema/model.js';
 import { emptyMessagesAsNull, isObject, type JsonObject } from '../schema/values.js';
-import type { Document, Issue } from '../types.js';
+import { SENSITIVE, type Document, type Issue } from '../types.js';
 import { describe, dotted, validator } from './schema.js';
-import { issueAt, nearestPos } from './locate.js';
+import { fromEnvironment, issueAt, nearestPos } from './locate.js';
 import { walkSpec, wideOutsideInt64, withoutNulls } from './spec-walk.js';
 
 function identityOf(k: KindDef, d: Document): string | undefined {
@@ -50,14 +50,15 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
   if (!validate(withoutNulls(v))) {
     for (const e of validate.errors ?? []) {
       if (wide.has(e.instancePath)) continue;
-      const { pointer, message } = describe(e);
+      const { pointer, message } = describe(e, fromEnvironment(src, e.instancePath));
       issues.push(issueAt(src, pointer, message));
     }
   }
   if (isObject(v.spec)) {
     walkSpec(model, v.spec, '/spec', src, issues);
+    const spec = k.checks ? asChecked(v.spec, src) : v.spec;
     for (const check of k.checks ?? []) {
-      for (const [path, message] of check(v.spec))
+      for (const [path, message] of check(spec))
         issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
     }
   }
@@ -210,6 +211,21 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
       else unique.set(key, d);
     }
   }
+}
+
+/** The spec as a kind's checks read it: a value from the environment reads "(sensitive)", as a guardrail rule reads
+ *  it, so that no check's message can quote it (the platform checks the value itself when it is sent). */
+function asChecked(spec: JsonObject, src: LoadedDoc): JsonObject {
+  const hidden = (src.sensitive ?? []).filter((p) => p.startsWith('/spec/'));
+  if (!hidden.length) return spec;
+  const copy = structuredClone(spec);
+  for (const pointer of hidden) {
+    const cut = pointer.lastIndexOf('/');
+    const parent = atPointer(copy, pointer.slice('/spec'.length, cut));
+    if (isObject(parent) || Array.isArray(parent))
+      (parent as Record<string, unknown>)[unescapePointer(pointer.slice(cut + 1))] = SENSITIVE;
+  }
+  return copy;
 }
 
 /** The value at a JSON pointer. */

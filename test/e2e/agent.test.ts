@@ -126,9 +126,13 @@ describe('tapedeck agent', () => {
         `^commit ${bad.slice(0, 12)} was not applied: 1 error in the documents; first: platform/offers.yaml:6:\\d+: `,
       ),
     );
+    // The stable code of the error, as the CLI's JSON output gives it (docs/errors.md), in the status and the log.
+    expect(status.last_error.code).toBe('E_VALIDATION');
     // Later runs keep reconciling the good commit, and the bad one is checked once.
     await until('a run after the rejection', async () => (await a.status()).last_run?.result === 'success');
-    expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
+    expect(a.logs().filter((l) => l.msg === 'run invalid')).toEqual([
+      expect.objectContaining({ error_code: 'E_VALIDATION' }),
+    ]);
     expect(titles(emu)).toEqual(['A']);
     const fixed = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     await until('offer B', () => titles(emu!).includes('B'));
@@ -148,6 +152,7 @@ describe('tapedeck agent', () => {
     expect(status.last_error.message).toMatch(
       /^1 change denied by guardrail rules, nothing was written: rule no-creates denies Offer\/a \(create\)/,
     );
+    expect(status.last_error.code).toBe('E_DENIED');
     expect(emu.writes()).toEqual([]);
     repo.push({ 'platform/offers.yaml': [offer('a', 'A')], 'platform/rules/r.yaml': '[]\n' });
     await until('offer A', () => titles(emu!).includes('A'));

@@ -1,34 +1,19 @@
 // Attacks that travel through values: a secret under another name, live strings that look like templates, ids a
 // server makes up to bend a later path, and HTML or Markdown in what a pull-request comment shows.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/server.js';
-import { against, runCli, testdir } from '../helpers/cli.js';
-import { emulator } from '../helpers/emulator.js';
-import { hostileServer } from '../helpers/hostile.js';
+import { describe, expect, it } from 'vitest';
+import { against, runCli } from '../helpers/cli.js';
+import { hostilePerTest } from '../helpers/hostile.js';
 import { renderGfm, sourceCells, sourceTables } from '../helpers/gfm.js';
 
 const TOKEN = 'tok_8d7c6b5a4f3e2d1c0b9a';
-let emu: Emulator | undefined;
-let server: Awaited<ReturnType<typeof hostileServer>> | undefined;
-const dirs: string[] = [];
-const dir = (files: Parameters<typeof testdir>[0]) => {
-  const d = testdir(files);
-  dirs.push(d);
-  return d;
-};
-afterEach(async () => {
-  await server?.close();
-  await emu?.close();
-  server = emu = undefined;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const hostile = hostilePerTest();
 
 describe('secrets', () => {
   it('the token reaching a document under another name is masked in every output format', async () => {
-    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
-    const d = dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.COPY_OF_IT}' } } });
+    const emu = await hostile.emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
+    const d = hostile.dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.COPY_OF_IT}' } } });
     const env = { TAPEDECK_TOKEN: TOKEN, COPY_OF_IT: TOKEN };
     for (const format of ['text', 'json', 'markdown']) {
       const run = await runCli(['plan', ...against(emu.url, d), '--format', format], { cwd: d, env });
@@ -39,8 +24,8 @@ describe('secrets', () => {
   });
 
   it('${env.TAPEDECK_TOKEN} is refused where it stands, without the value and without a request', async () => {
-    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
-    const d = dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.TAPEDECK_TOKEN}' } } });
+    const emu = await hostile.emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
+    const d = hostile.dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: '${env.TAPEDECK_TOKEN}' } } });
     const run = await runCli(['apply', ...against(emu.url, d), '--yes'], { cwd: d, env: { TAPEDECK_TOKEN: TOKEN } });
     expect(run).toMatchObject({ code: 1, stdout: '' });
     expect(run.stderr).toMatch(/^a\.yaml:\d+:\d+: \$\{env\.TAPEDECK_TOKEN\} is refused/);
@@ -52,13 +37,13 @@ describe('secrets', () => {
 describe('export', () => {
   it('writes live strings that look like templates so they read back as themselves: the next plan has no changes', async () => {
     const names = ['${env.HOME}', 'see ${Offer/x.id}', 'escaped $${var.y} and $${Offer/x.id}', '${var.undefined_one}'];
-    emu = await emulator({
+    const emu = await hostile.emulator({
       offers: [
         ...names.map((name, i) => ({ id: `o${i}`, project_id: 'p', name })),
         { id: 'ox', project_id: 'p', name: 'x' },
       ],
     });
-    const d = dir({});
+    const d = hostile.dir({});
     const env = { HOME: '/home/someone' };
     const exported = await runCli(['export', d, '--base-url', emu.url, '--project', 'p'], { cwd: d, env });
     expect(exported.code, exported.stderr).toBe(0);
@@ -79,8 +64,8 @@ describe('export', () => {
   it('writes live names with white space YAML reads as text (no-break space, U+3000, separators, BOM, VT, FF) so they read back as themselves', async () => {
     const odd = ['\u00a0', '\u3000', '\u2028', '\u2029', '\u0085', '\ufeff', '\v', '\f', '\u1680', '\u202f'];
     const names = odd.flatMap((c) => [`Final${c}`, `${c}Final`, `Fi${c}nal`]);
-    emu = await emulator({ offers: names.map((name, i) => ({ id: `o${i}`, project_id: 'p', name })) });
-    const d = dir({});
+    const emu = await hostile.emulator({ offers: names.map((name, i) => ({ id: `o${i}`, project_id: 'p', name })) });
+    const d = hostile.dir({});
     const exported = await runCli(['export', d, '--base-url', emu.url, '--project', 'p'], { cwd: d });
     expect(exported.code, exported.stderr).toBe(0);
     const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
@@ -97,7 +82,7 @@ describe('export', () => {
   });
 
   it('reads a document the same whether or not its file holds an unrelated block scalar', async () => {
-    emu = await emulator({
+    const emu = await hostile.emulator({
       offers: [
         { id: 'o1', project_id: 'p', name: 'Pass\u00a0' },
         { id: 'o2', project_id: 'p', name: 'Other' },
@@ -107,7 +92,7 @@ describe('export', () => {
     const other = '---\nkind: Offer\nname: other\nid: o2\nspec:\n  project_id: p\n  name: |-\n    Other\n';
     const plans = [];
     for (const text of [offer, offer + other]) {
-      const d = dir({ 'offers.yaml': text });
+      const d = hostile.dir({ 'offers.yaml': text });
       const plan = await runCli(['plan', ...against(emu.url, d), '--json'], { cwd: d });
       expect(plan.code, plan.stderr).toBe(0);
       plans.push(JSON.parse(plan.stdout).summary);
@@ -121,9 +106,9 @@ describe('export', () => {
 
 describe('paths', () => {
   it('an id a server made up is encoded as one segment when apply fills it into a later path', async () => {
-    emu = await emulator({ events: [{ id: 'tpl', project_id: 'p', title: 'Template' }] });
+    const emu = await hostile.emulator({ events: [{ id: 'tpl', project_id: 'p', title: 'Template' }] });
     const seen: string[] = [];
-    server = await hostileServer(emu.url, (req, res) => {
+    const server = await hostile.server(emu.url, (req, res) => {
       seen.push(req.url ?? '');
       if (req.method !== 'POST' || req.url !== '/cms/events/v1/tpl/duplicate') return false;
       req.resume();
@@ -132,7 +117,7 @@ describe('paths', () => {
         .end(JSON.stringify({ event: { id: '../../../iam/auth/v1/policies/org', project_id: 'p', title: 'A' } }));
       return true;
     });
-    const d = dir({
+    const d = hostile.dir({
       'a.yaml': [
         { kind: 'Event', name: 'a', duplicate_from: 'tpl', spec: { title: 'A' } },
         { kind: 'Event', name: 'b', duplicate_from: '${Event/a.id}', spec: { title: 'B' } },
@@ -153,13 +138,13 @@ describe('paths', () => {
 describe('the pull-request comment', () => {
   it('shows HTML, pipes, backticks and line breaks from documents and servers as text', async () => {
     const hostileId = '<img src=x onerror=alert(1)>';
-    emu = await emulator({
+    const emu = await hostile.emulator({
       vods: [
         { id: hostileId, project_id: 'p', name: 'Old' },
         { id: 'v2', project_id: 'p', name: 'Old' },
       ],
     });
-    server = await hostileServer(emu.url, (req, res) => {
+    const server = await hostile.server(emu.url, (req, res) => {
       if (req.method !== 'PATCH' || !req.url?.endsWith('/v2')) return false;
       req.resume();
       res
@@ -173,7 +158,7 @@ describe('the pull-request comment', () => {
         );
       return true;
     });
-    const d = dir({
+    const d = hostile.dir({
       'a.yaml': [
         {
           kind: 'Vod',

@@ -1,13 +1,11 @@
 // A hostile platform: every file in test/fixtures/hostile-server is one way a server can attack tapedeck through
 // its answers (echoing the token in any form, forging output lines, flooding it). The real CLI runs against it in
 // every output format; no output, saved plan or state may hold the token, a control character or an endless line.
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/server.js';
-import { against, runCli, testdir, type CliRun } from '../helpers/cli.js';
-import { emulator } from '../helpers/emulator.js';
-import { fillPlaceholders, hostileServer, tokenForms } from '../helpers/hostile.js';
+import { describe, expect, it } from 'vitest';
+import { against, runCli, type CliRun } from '../helpers/cli.js';
+import { fillPlaceholders, hostilePerTest, tokenForms } from '../helpers/hostile.js';
 
 const TOKEN = 'tok_3f9a8b7c+6d5e/4f3a=2b1c';
 const corpus = resolve(import.meta.dirname, '../fixtures/hostile-server');
@@ -32,15 +30,7 @@ interface ServerCase {
   requests: number;
 }
 
-let emu: Emulator | undefined;
-let server: Awaited<ReturnType<typeof hostileServer>> | undefined;
-const dirs: string[] = [];
-afterEach(async () => {
-  await server?.close();
-  await emu?.close();
-  server = emu = undefined;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const hostile = hostilePerTest();
 
 const everyFile = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => {
@@ -60,8 +50,10 @@ describe('test/fixtures/hostile-server', () => {
 
   it.each(cases)('%s', async (file) => {
     const c = JSON.parse(readFileSync(join(corpus, file), 'utf8')) as ServerCase;
-    emu = await emulator(c.seed ?? { vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
-    server = await hostileServer(emu.url, (req, res) => {
+    const emu = await hostile.emulator(c.seed ?? { vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, {
+      tokens: [TOKEN],
+    });
+    const server = await hostile.server(emu.url, (req, res) => {
       if (req.method !== c.on) return false;
       const { status, headers, json, raw, cut } = c.answer;
       const body =
@@ -83,8 +75,9 @@ describe('test/fixtures/hostile-server', () => {
     const runs: CliRun[] = [];
     for (const [command, ...rest] of args) {
       // Each run starts afresh: what one apply recorded would change what the next one asks.
-      const dir = testdir({ 'a.yaml': c.documents ?? [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }] });
-      dirs.push(dir);
+      const dir = hostile.dir({
+        'a.yaml': c.documents ?? [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } }],
+      });
       const before = server.hits();
       runs.push(
         await runCli([command, ...against(server.url, dir), ...rest], { cwd: dir, env: { TAPEDECK_TOKEN: TOKEN } }),
@@ -103,31 +96,26 @@ describe('test/fixtures/hostile-server', () => {
       expectClean(r.stdout, `${name}: stdout`);
       expectClean(r.stderr, `${name}: stderr`);
     }
-    for (const f of dirs.flatMap(everyFile)) expectClean(readFileSync(f, 'utf8'), f);
+    for (const f of hostile.dirs().flatMap(everyFile)) expectClean(readFileSync(f, 'utf8'), f);
   });
 });
 
 describe('a server that loops, floods or stalls', () => {
-  const vodDoc = () => {
-    const d = testdir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } } });
-    dirs.push(d);
-    return d;
-  };
+  const vodDoc = () => hostile.dir({ 'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } } });
 
   it('a list whose next_page_token repeats is stopped at the repeat, with a clear message', async () => {
-    emu = await emulator({});
-    server = await hostileServer(emu.url, (req, res) => {
+    const emu = await hostile.emulator({});
+    const server = await hostile.server(emu.url, (req, res) => {
       if (!req.url?.startsWith('/monetization/offers/v1?')) return false;
       // Past 50 pages it gives up itself, so that tapedeck before the fix fails this test instead of hanging it.
       const body =
-        server!.hits() < 50
+        server.hits() < 50
           ? { offers: [{ id: 'o1', project_id: 'p', name: 'N' }], next_page_token: 'again' }
           : { code: 'invalid_argument', message: 'looped' };
-      res.writeHead(server!.hits() < 50 ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      res.writeHead(server.hits() < 50 ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       return true;
     });
-    const d = testdir({});
-    dirs.push(d);
+    const d = hostile.dir({});
     const run = await runCli(['export', d, '--base-url', server.url, '--project', 'p'], { cwd: d });
     expect(run.stderr).toMatch(
       /warning: could not list Offer \(GET \/monetization\/offers\/v1\?project_id=p&page_size=100&page_token=again: 200 bad_response: the list gave the page token "again" a second time/,
@@ -136,7 +124,7 @@ describe('a server that loops, floods or stalls', () => {
   });
 
   it("an answer that never ends is cut at the run's --deadline: nothing new starts, one clear line", async () => {
-    server = await hostileServer(undefined, (req, res) => {
+    const server = await hostile.server(undefined, (req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' }).write('{"vod": {'); // and then nothing, ever
       return true;

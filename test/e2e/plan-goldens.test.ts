@@ -2,15 +2,14 @@
 // emulator, kept as golden files in text, Markdown and JSON (test/fixtures/golden/plans/CASE.{txt,md,json};
 // `npx vitest run test/e2e/plan-goldens.test.ts -u` rewrites them, and the diff is reviewed like code).
 // test/e2e/markdown-goldens.test.ts renders the Markdown ones as GitHub would and holds them to the JSON plan.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
 import { planChecksum } from '../../src/plan/saved.js';
 import type { Plan } from '../../src/types.js';
-import { against, runCli, testdir } from '../helpers/cli.js';
-import { emulator, type Seed } from '../helpers/emulator.js';
-import { HIDDEN_CHARACTERS, hostileServer } from '../helpers/hostile.js';
+import { against, runCli } from '../helpers/cli.js';
+import type { Seed } from '../helpers/emulator.js';
+import { HIDDEN_CHARACTERS, hostilePerTest } from '../helpers/hostile.js';
 
 type Docs = object[];
 interface GoldenCase {
@@ -185,15 +184,7 @@ const cases: Record<string, GoldenCase> = {
   },
 };
 
-let emu: Emulator | undefined;
-let server: Awaited<ReturnType<typeof hostileServer>> | undefined;
-const dirs: string[] = [];
-afterEach(async () => {
-  await server?.close();
-  await emu?.close();
-  server = emu = undefined;
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const hostile = hostilePerTest();
 
 /**
  * The parts of an output that differ between runs, made fixed: the port of the loopback server, the state's
@@ -216,11 +207,11 @@ function fixed(text: string): string {
 
 /** The case's outputs in each format (`plan`, or `show` of the saved plan as the case edits it), and the saved plan. */
 async function outputs(c: GoldenCase): Promise<Record<'txt' | 'md' | 'json' | 'saved', string>> {
-  emu = await emulator(c.seed);
+  const emu = await hostile.emulator(c.seed);
   let url = emu.url;
   if (c.live) {
     const live = c.live;
-    server = await hostileServer(emu.url, (req, res) => {
+    const server = await hostile.server(emu.url, (req, res) => {
       const body = req.method === 'GET' ? live[req.url ?? ''] : undefined;
       if (!body) return false;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -228,8 +219,7 @@ async function outputs(c: GoldenCase): Promise<Record<'txt' | 'md' | 'json' | 's
     });
     url = server.url;
   }
-  const dir = testdir({ 'a.yaml': c.applied ?? [] });
-  dirs.push(dir);
+  const dir = hostile.dir({ 'a.yaml': c.applied ?? [] });
   const env = c.env ?? {};
   if (c.applied) expect((await runCli(['apply', ...against(url, dir), '--yes'], { cwd: dir, env })).code).toBe(0);
   writeFileSync(join(dir, 'a.yaml'), testdirText(c.docs));
@@ -256,9 +246,7 @@ async function outputs(c: GoldenCase): Promise<Record<'txt' | 'md' | 'json' | 's
 
 /** Documents as one YAML file, as testdir writes them. */
 function testdirText(docs: Docs): string {
-  const d = testdir({ 'x.yaml': docs });
-  dirs.push(d);
-  return readFileSync(join(d, 'x.yaml'), 'utf8');
+  return readFileSync(join(hostile.dir({ 'x.yaml': docs }), 'x.yaml'), 'utf8');
 }
 
 describe('plan goldens (issue 30)', () => {

@@ -75,6 +75,42 @@ describe('a platform that publishes no rate limit, past its first burst', () => 
   });
 });
 
+describe('one endpoint limited to 1 request a second, its requests sent together (no headers)', () => {
+  // Requests refused together used to wait the same Retry-After and come back together, so all but one were refused
+  // again, round after round, until one ran out of retries (exit 1). The endpoint's rate, learnt from its 429s, now
+  // spaces them. The 429s left: the first round (all but one of those on the wire), the round that measures the rate
+  // (at most the halved window), and two for a loaded machine's late timer.
+  const limited = (prefix: string) => ({ rateLimits: [{ prefix, rps: 1 }], rateLimitHeaders: false });
+
+  it('apply: every create made exactly once, exit 0, a bounded number of 429s', async () => {
+    emu = await emulator({}, limited('/monetization/offers/v1'));
+    const dir = testdir({ 'offers.yaml': offerDocs(4) });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '4'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 4, failed: 0, unknown: 0 });
+    const creates = emu.writes().filter((c) => c.stored && c.method === 'POST');
+    expect(creates).toHaveLength(4);
+    expect(new Set(creates.map((c) => c.created)).size).toBe(4);
+    expect(emu.store.collections.get('offers')!.size).toBe(4);
+    // Before: 16 429s for the 10 requests served (one read back on its 5th and last attempt).
+    expect(refused(emu).length).toBeLessThanOrEqual(3 + 2 + 2);
+  });
+
+  it('plan: every document read once, exit 0, a bounded number of 429s', async () => {
+    emu = await emulator({ vods: vods(6) }, limited('/streaming/vods/v1'));
+    const dir = testdir({ 'vods.yaml': vodDocs(6) });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '6'], { cwd: dir });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary).toMatchObject({ noop: 6 });
+    const served = emu.calls().filter((c) => c.status === 200);
+    expect(served.map((c) => c.path).sort()).toEqual(vods(6).map((v) => `/streaming/vods/v1/${v.id}`));
+    // Before: exit 1, a read refused 5 times (13 429s).
+    expect(refused(emu).length).toBeLessThanOrEqual(5 + 3 + 2);
+  });
+});
+
 describe('a platform that sends X-RateLimit headers', () => {
   it('is paced by them: a plan of twice the burst meets no 429', async () => {
     emu = await emulator({ vods: vods(40) }, { rateLimits: [{ prefix: '', rps: 20 }] });

@@ -99,6 +99,14 @@ describe('notifications of a run', () => {
     const told = { drift: '', failure: '' };
     expect(reports.flatMap((r) => notifications(r, 'prod', told)).map((e) => e.event)).toEqual(events);
   });
+  it("a failure and a rejected commit carry the error's stable code", () => {
+    const told = { drift: '', failure: '' };
+    const coded = (r: RunReport, errorCode: RunReport['errorCode']) => notifications({ ...r, errorCode }, 'prod', told);
+    expect(coded(failed, 'E_NETWORK')).toEqual([expect.objectContaining({ event: 'failed', error_code: 'E_NETWORK' })]);
+    expect(coded(invalid, 'E_VALIDATION')).toEqual([
+      expect.objectContaining({ event: 'invalid', error_code: 'E_VALIDATION' }),
+    ]);
+  });
   it('says it in one line, Slack-compatible', () => {
     const [e] = notifications(drift, 'prod', { drift: '', failure: '' });
     expect(e).toMatchObject({
