@@ -9,7 +9,7 @@ import type { Client } from '../remote/client.js';
 import type { State, StateEntry } from '../state/state.js';
 import { sendsCreate, type ApplyResult, type Change, type Plan, type ResultEntry } from '../types.js';
 import { mapPool, waves } from '../util/pool.js';
-import { describeNotKept, notKept, writeTookEffect } from './confirm.js';
+import { describeNotKept, notKept, notKeptEntry, writeTookEffect } from './confirm.js';
 import { creator } from './create.js';
 import { SENSITIVE, sentSecrets, touches } from '../plan/sensitive.js';
 
@@ -149,11 +149,13 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     else state.forget(address);
   };
 
-  /** After a write, the resource read back: fields the platform did not keep as written are reported. */
+  /** After a write, the resource read back: fields the platform did not keep as written are reported (and recorded). */
   const verify = async (c: Change): Promise<Pick<ResultEntry, 'not_kept' | 'unverified'>> => {
     if (!c.read || !c.expect) return {};
     try {
       const lost = await notKept(c, fillPathReferences(c.read.path, idOf), fillReferences(c.expect, idOf), client);
+      const was = lost.length ? state.entry(c.address) : undefined;
+      if (was?.fields) state.set(c.address, notKeptEntry(was, lost));
       const shown = lost.map((n) =>
         touches(n.path, c.sensitive ?? []) ? { ...n, sent: SENSITIVE, now: SENSITIVE } : n,
       );

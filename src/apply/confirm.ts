@@ -5,6 +5,7 @@ import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json } from '../schema/values.js';
 import type { Caller } from '../remote/client.js';
 import { unwrap } from '../remote/list.js';
+import type { StateEntry } from '../state/state.js';
 import type { Change } from '../types.js';
 
 export interface NotKept {
@@ -45,3 +46,15 @@ export async function writeTookEffect(
 /** One line per field: `name (sent "A", platform has "B")`. */
 export const describeNotKept = (n: NotKept) =>
   `${n.path} (sent ${JSON.stringify(n.sent)}, platform has ${n.now === undefined ? 'nothing' : JSON.stringify(n.now)})`;
+
+/**
+ * The state's entry after a write the platform did not keep: the fields as the platform has them, and no digest, so
+ * that the next plan (a `--refresh changed` one too) reads the resource and shows the difference again, rather than
+ * taking the document as applied.
+ */
+export function notKeptEntry(entry: StateEntry, lost: NotKept[]): StateEntry {
+  const { digest: _, ...rest } = entry;
+  const fields = { ...entry.fields };
+  for (const n of lost) if (Object.hasOwn(fields, n.path)) fields[n.path] = n.now ?? null;
+  return { ...rest, fields };
+}

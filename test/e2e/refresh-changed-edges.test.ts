@@ -10,6 +10,7 @@ import { planChecksum } from '../../src/plan/saved.js';
 import type { Plan } from '../../src/types.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { call, emulator } from '../helpers/emulator.js';
+import { faultyProxy } from '../helpers/proxy.js';
 
 let emu: Emulator;
 let dir: string;
@@ -92,6 +93,29 @@ describe('plan --refresh changed', () => {
       expect((await plan()).summary).toMatchObject({ create: 0, update: 0, replace: 0, noop: 2 });
     },
   );
+  it('a write the platform did not keep is read again by the next plan, not taken as applied', async () => {
+    // Once `dropping`, the platform answers a PATCH as if it took it, but never stores it.
+    let dropping = false;
+    const proxy = await faultyProxy(emu.url, (req) =>
+      dropping && req.method === 'PATCH' ? { status: 200, forward: false } : undefined,
+    );
+    try {
+      write([{ kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } }]);
+      expect((await cli(['apply', dir, '--base-url', proxy.url, '--yes'])).code).toBe(0);
+      dropping = true;
+      write([{ kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A2' } }]);
+      const run = await cli(['apply', dir, '--base-url', proxy.url, '--yes', '--refresh', 'changed']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('not kept: name (sent "A2", platform has "A")');
+      const next = await cli(['plan', dir, '--base-url', proxy.url, '--refresh', 'changed', '--json']);
+      const p = JSON.parse(next.stdout) as Plan;
+      expect(actions(p)).toEqual({ 'Offer/a': 'update' });
+      expect(p.changes[0].diff).toEqual([{ path: 'name', before: 'A', after: 'A2' }]);
+      expect(p.changes[0].drift).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+  });
 });
 
 describe('apply --plan of a saved plan whose changes that send nothing were edited (the checksum made again)', () => {
