@@ -1,10 +1,11 @@
 // apply --plan: the saved plan as reviewed, made ready to execute. Only the resources it writes are read again
 // (with what their writes need to read: a create's lists, a duplicate's source); each write is made again from the
 // documents (values from the environment taken again by name) and what was read now, and must equal the saved one
-// once masked. Nothing else is read or planned: the saved plan's other changes (noops, moves, releases) are
-// executed as saved.
+// once masked. Its changes that write only the state are made again too, without reading where the state recorded
+// what their documents say (remote/refresh.ts); nothing else is read or planned.
 import { maskChange } from '../plan/sensitive.js';
 import { changeDifferences, mismatches } from '../plan/saved.js';
+import { changedSinceApply } from '../remote/refresh.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
@@ -31,41 +32,45 @@ export async function remakeSaved(
   const { docs } = config;
   const state = await State.open(backend);
   const url = baseUrl(opts);
-  const planned = selectTargets(docs, opts.targets, () => state.managedAddresses(), opts.registry);
+  const selected = selectTargets(docs, opts.targets, () => state.managedAddresses(), opts.registry);
   const before = mismatches(saved, {
     environment: { name: opts.envName, base_url: url.href },
-    configuration_hash: planConfigurationHash(planned, opts.targets),
+    configuration_hash: planConfigurationHash(selected, opts.targets),
     state: state.ref(),
   });
   if (before.length) return { stale: before };
   state.bindTo({ origin: url.origin, environment: opts.envName }, opts.configuration);
   const writes = saved.changes.filter((c) => c.request);
   const written = new Set(writes.map((c) => c.address));
-  // A write's references to resources it does not write take the ids the saved plan has for them; a --refresh
-  // changed plan has no change for the documents it took from the state, and took their ids from it (unmoved since).
-  const ids = new Map(saved.changes.filter((c) => c.id).map((c) => [c.address, c.id!]));
-  const toRead = planned.filter((d) => written.has(d.address));
-  // The entries no document declares matter to a create only (a likely rename is noted on it): not looked for else.
-  const creates = writes.some((c) => c.action === 'create' || c.action === 'replace');
+  const changed = new Set(saved.changes.map((c) => c.address));
+  // The changes that send nothing write the state all the same (an id, fields, a digest, a move, a release): each is
+  // made again too, from the state where its document is what the state recorded (remote/refresh.ts), else read
+  // again as a write is; so an edited one (another id, other fields) is refused as an edited write is. References
+  // take the ids of the documents taken from the state, and of those a --refresh changed plan did not read.
+  const stateOnly = new Set(saved.changes.filter((c) => !c.request && c.action !== 'release').map((c) => c.address));
+  const { trusted, known } = stateOnly.size
+    ? changedSinceApply(selected, opts.registry, state, (a) => stateOnly.has(a))
+    : { trusted: undefined, known: undefined };
+  const toRead = selected.filter((d) => written.has(d.address) || (changed.has(d.address) && !trusted?.has(d.address)));
+  // The entries no document declares: a create's likely rename is noted on it, and a release is made again.
+  const declared = saved.changes.some((c) => c.action === 'create' || c.action === 'replace' || c.action === 'release');
   const client = makeClient(opts, io);
   try {
     const { changes } = await readAndPlan(
       {
         read: toRead,
-        planned: toRead,
-        all: creates ? docs : undefined,
+        planned: selected.filter((d) => changed.has(d.address)),
+        all: declared ? docs : undefined,
         state,
-        knownId: (a) => ids.get(a) ?? state.idOf(a),
+        trusted,
+        knownId: (a) => known?.get(a) ?? state.idOf(a),
       },
       client,
       opts,
       io,
     );
-    const fresh = new Map(changes.filter((c) => written.has(c.address)).map((c) => [c.address, c]));
-    const stale = changeDifferences(
-      { ...saved, changes: writes },
-      { ...saved, changes: [...fresh.values()].map(maskChange) },
-    );
+    const fresh = new Map(changes.filter((c) => changed.has(c.address)).map((c) => [c.address, c]));
+    const stale = changeDifferences(saved, { ...saved, changes: [...fresh.values()].map(maskChange) });
     if (stale.length) {
       await client.close();
       return { stale };

@@ -4,8 +4,8 @@
 // finding the limit on its own:
 // - a window of requests on the wire (AIMD): --concurrency at first, halved by a 429 (once per round of requests),
 //   one more after each window's worth of answers without one, never above --concurrency or below 1;
-// - a pause: a 429 holds back the requests of its limit (all requests, when the answer did not name its limit) for
-//   as long as its Retry-After says;
+// - a pause: a 429 holds back the requests of its limit (all requests, when the answer did not name its limit and
+//   the endpoint family's 429s do not show it its own) for as long as its Retry-After says;
 // - the platform's own numbers when it sends X-RateLimit-* headers (quota.ts): a request starts only when the
 //   estimated remaining allowance has room for it;
 // - without them, a rate learnt from the 429s themselves (pace.ts): starts are paced to just below what the platform
@@ -153,19 +153,24 @@ export class Limiter {
 
   private refused(ticket: Ticket, quota: Quota | undefined, waitMs: number | undefined): void {
     const now = this.now();
+    // A limit the answer did not name: the endpoint family's own, once its 429s tell it (endpoint-rates.ts), else
+    // the run's, its rate learnt from what the platform accepted (pace.ts).
+    const family = quota ? undefined : this.endpoints.refused(ticket.family, now, ticket.startedAt);
     if (waitMs !== undefined) {
       if (quota) quota.pausedUntil = Math.max(quota.pausedUntil, now + waitMs);
+      else if (family?.own) this.endpoints.pause(ticket.family, now + waitMs);
       else this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     }
     this.answeredInWindow = 0;
-    // A limit the answer did not name: its rate is learnt from what the platform accepted (pace.ts).
-    const rate = quota ? undefined : this.learnt.refused(now, ticket.startedAt);
+    if (family?.cut !== undefined)
+      this.opts.debug?.(
+        `rate limited (429) on ${ticket.family} alone: pacing it to ${family.cut.toFixed(2)} requests/s${family.own ? ', the others going on' : ''}`,
+      );
+    const rate = quota || family?.own ? undefined : this.learnt.refused(now, ticket.startedAt);
     if (rate !== undefined)
       this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
-    const own = quota ? undefined : this.endpoints.refused(ticket.family, now, ticket.startedAt);
-    if (own !== undefined)
-      this.opts.debug?.(`rate limited (429) on ${ticket.family} alone: pacing it to ${own.toFixed(2)} requests/s`);
-    if (ticket.generation !== this.generation) return;
+    // A family's own limit leaves the others' window as it is: they were accepted while it was refused.
+    if (family?.own || ticket.generation !== this.generation) return;
     this.generation++;
     this.window = Math.max(1, Math.floor(this.window / 2));
     this.opts.debug?.(

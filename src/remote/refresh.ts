@@ -70,7 +70,13 @@ function recordedId(doc: Document, k: KindDef, entry: StateEntry, desired: JsonO
  * with the ids known without reading (those of documents taken from the state, else a document's own id or the
  * state's): a reference whose target has no such id leaves its text in, which no recorded value holds.
  */
-export function changedSinceApply(docs: Document[], registry: Registry, state: State): Refreshed {
+export function changedSinceApply(
+  docs: Document[],
+  registry: Registry,
+  state: State,
+  /** the documents whose observation is wanted (their values compared, not only their digest): `apply --plan` */
+  observe: (address: string) => boolean = () => false,
+): Refreshed {
   const graph = dependencyGraph(docs);
   const known = new Map<string, string>();
   const trusted = new Map<string, Observed>();
@@ -96,7 +102,7 @@ export function changedSinceApply(docs: Document[], registry: Registry, state: S
   for (const doc of ordered) {
     const k = registry.get(doc.kind)!;
     const entry = state.entry(doc.address);
-    const id = entry && digestHolds(doc, k, entry, graph.get(doc.address) ?? [], idOf);
+    const id = entry && !observe(doc.address) && digestHolds(doc, k, entry, graph.get(doc.address) ?? [], idOf);
     const o = entry && !id ? observedAsRecorded(doc, k, entry, graph.has(doc.address), idOf) : undefined;
     if (o) trusted.set(doc.address, o);
     const taken = id || o?.id;

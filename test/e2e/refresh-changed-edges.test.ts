@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Emulator } from '../../src/emulator/server.js';
+import { planChecksum } from '../../src/plan/saved.js';
 import type { Plan } from '../../src/types.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { call, emulator } from '../helpers/emulator.js';
@@ -91,4 +92,36 @@ describe('plan --refresh changed', () => {
       expect((await plan()).summary).toMatchObject({ create: 0, update: 0, replace: 0, noop: 2 });
     },
   );
+});
+
+describe('apply --plan of a saved plan whose changes that send nothing were edited (the checksum made again)', () => {
+  it.each<[string, (c: Plan['changes'][number]) => void]>([
+    ["an unchanged resource's id: another offer", (c) => void (c.id = 'off-x')],
+    ["an unchanged resource's fields", (c) => void (c.managed = { ...c.managed, name: 'Edited' })],
+    ['an unchanged resource made a release', (c) => void (c.action = 'release')],
+  ])('%s: refused, nothing written, the state as it was', async (_, edit) => {
+    write([
+      { kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } },
+      { kind: 'Offer', name: 'c', spec: { project_id: 'p', name: 'C' } },
+    ]);
+    await apply();
+    write([
+      { kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } },
+      { kind: 'Offer', name: 'c', spec: { project_id: 'p', name: 'C2' } },
+    ]);
+    const out = join(dir, 'plan.json');
+    expect((await cli(['plan', ...against(emu.url, dir), '--out', out])).code).toBe(0);
+    const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
+    expect(actions(saved)).toEqual({ 'Offer/a': 'noop', 'Offer/c': 'update' });
+    edit(saved.changes.find((c) => c.address === 'Offer/a')!);
+    saved.checksum = planChecksum(saved);
+    writeFileSync(out, JSON.stringify(saved));
+    const before = readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8');
+    emu.clearCalls();
+    const run = await cli(['apply', '--plan', out, '--base-url', emu.url, '--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Offer/a: the saved change is not what the documents and the state give');
+    expect(emu.writes()).toEqual([]);
+    expect(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).toBe(before);
+  });
 });

@@ -122,6 +122,22 @@ describe('the limiter, paced by the learnt rate', () => {
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(1000 / 19 - 1);
   });
 
+  it("a 429 to an endpoint family's own limit holds back that family alone: the run's rate, window and pause are not the family's", async () => {
+    const l = new Limiter({ concurrency: 16 });
+    // The first 429 of /a/b starts the measures; in the second to the next, /a/b is accepted once, /c/d five times.
+    l.settle(await l.acquire('/a/b'), { status: 429, headers: {} });
+    for (let i = 0; i < 5; i++) l.settle(await l.acquire('/c/d'), ok);
+    await vi.advanceTimersByTimeAsync(1000);
+    l.settle(await l.acquire('/a/b'), ok);
+    l.settle(await l.acquire('/a/b'), { status: 429, headers: {}, retryAfterMs: 1000 });
+    expect(l.endpoints.rateOf('/a/b')).toBeCloseTo(RATE_SHARE, 6);
+    // Taken for a shared limit, it would have cut the run's rate to 6 a second and paused every request.
+    expect(l.learnt.rate).toBeUndefined();
+    expect(l.window).toBe(8); // halved by the first 429 only
+    expect(l.acquire('/c/d')).not.toBeInstanceOf(Promise);
+    expect(l.acquire('/a/b')).toBeInstanceOf(Promise);
+  });
+
   it('a 429 that names its limit (X-RateLimit headers) teaches no rate: the headers pace', async () => {
     const l = new Limiter({ concurrency: 16 });
     const named = { status: 429, headers: { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0' } };
@@ -143,13 +159,13 @@ describe('the rate of an endpoint family limited on its own', () => {
    */
   const learn = (steps: string) => {
     const rates = new EndpointRates();
-    rates.refused('/a/b', 0, -10);
+    let last = rates.refused('/a/b', 0, -10);
     for (const step of steps ? steps.split(', ') : []) {
       const [what, family, at] = step.split(' ');
       if (what === 'ok') rates.accepted(family, Number(at));
-      else rates.refused(family, Number(at), Number(at) - 10);
+      else last = rates.refused(family, Number(at), Number(at) - 10);
     }
-    return rates;
+    return Object.assign(rates, { own: last.own });
   };
   it.each<[string, string, number | undefined]>([
     ['one answer between two 429s is a rate', 'ok /a/b 1000, 429 /a/b 1000', RATE_SHARE],
@@ -175,6 +191,26 @@ describe('the rate of an endpoint family limited on its own', () => {
     if (rate === undefined) expect(rates.rateOf('/a/b')).toBeUndefined();
     else expect(rates.rateOf('/a/b')).toBeCloseTo(rate, 6);
   });
+
+  it.each<[string, string, boolean]>([
+    [
+      'the others were accepted more than it: its own limit',
+      'ok /c/d 200, ok /c/d 400, ok /a/b 1000, 429 /a/b 1000',
+      true,
+    ],
+    ['it was all the platform answered: perhaps a global limit', 'ok /a/b 1000, 429 /a/b 1000', false],
+    ['as many of the others as of it: not known to be its own', 'ok /c/d 400, ok /a/b 1000, 429 /a/b 1000', false],
+    [
+      'another family refused in the span: shared',
+      '429 /c/d 500, ok /c/d 600, ok /c/d 700, ok /a/b 1000, 429 /a/b 1000',
+      false,
+    ],
+    [
+      'a 429 that does not count keeps what the last one said',
+      'ok /c/d 200, ok /c/d 400, ok /a/b 1000, 429 /a/b 1000, 429 /a/b 1100',
+      true,
+    ],
+  ])('whose limit: %s', (_, steps, own) => expect(learn(steps).own).toBe(own));
 
   it("spaces the family's starts by its rate, and only the family's", () => {
     const rates = learn('ok /a/b 1000, 429 /a/b 1000');
