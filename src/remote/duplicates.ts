@@ -4,7 +4,7 @@
 // adopts it. Only the decisions are here; the lists are read (once per kind and scope) by read-live.ts.
 import { UserError } from '../errors.js';
 import { hasReference } from '../resolve/refs.js';
-import { oneLine } from '../util/redact.js';
+import { oneLine } from '../util/escape.js';
 import { resourceModel } from '../schema/model.js';
 import type { JsonObject } from '../schema/values.js';
 import type { Document } from '../types.js';

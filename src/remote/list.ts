@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { withQuery } from '../kinds/paths.js';
-import { oneLine } from '../util/redact.js';
+import { oneLine } from '../util/escape.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, stableStringify, type JsonObject } from '../schema/values.js';
 import type { ListSpec, ReadBack } from '../types.js';

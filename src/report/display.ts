@@ -4,7 +4,7 @@
 import { commonEnds, elementChanges, leaves, type ElementChange } from '../diff/elements.js';
 import { changeModel } from '../kinds/registry.js';
 import { UNRESOLVED } from '../resolve/refs.js';
-import { oneLine } from '../util/redact.js';
+import { oneLine } from '../util/escape.js';
 import { fieldAt, type Field } from '../schema/model.js';
 import { canonicalInt64, isObject, type Json } from '../schema/values.js';
 import type { Change, DiffEntry } from '../types.js';

@@ -6,6 +6,7 @@
 import { errorJson } from '../errors.js';
 import type { ApplyResult, Plan } from '../types.js';
 import { jsonText } from '../schema/values.js';
+import { maskStrings } from '../util/redact.js';
 import { issuesGithub, issuesJson, issuesMarkdown, issuesText, type IssueReport, type Printed } from './issues.js';
 import {
   asCode,
@@ -43,7 +44,13 @@ export interface RenderOptions {
   /** the plan with its checksum, for the formats that print the plan as a value (plan/saved.ts, which validate,
    *  loading these renderers, never loads) */
   withChecksum?: (p: Plan) => Plan;
+  /** the run's secrets masked in a text (Io.mask): Markdown masks what it renders first, because it cuts a long
+   *  value in parts that the masking of its output would no longer recognise */
+  mask?: (text: string) => string;
 }
+
+/** `v` with the run's secrets masked in every string, for a renderer that cuts texts. */
+const masked = <T>(v: T, o: RenderOptions): T => (o.mask ? maskStrings(v, o.mask) : v);
 
 export interface Renderer {
   plan(p: Plan, o: RenderOptions): string;
@@ -107,7 +114,8 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
   },
   markdown: {
     // The note goes under the heading; the rest keeps within GitHub's comment limit with it.
-    plan: (p, o) => {
+    plan: (shown, o) => {
+      const p = masked(shown, o);
       const note = [
         partial(p) && `> ⚠️ ${partial(p).replace(/--target [^)]*/, (t) => `\`${t}\``)}`,
         leftOut(p) && `> ${leftOut(p)}`,
@@ -119,7 +127,7 @@ export const renderers: Record<Format, Renderer> & Record<'github', Pick<Rendere
       return planMarkdown(p, { state: o.state, limit: GITHUB_COMMENT_LIMIT - note.length }).replace(/\n/, `\n${note}`);
     },
     preview: (p, o) => onStderr(textPlan(p, o)),
-    apply: (r, o) => applyMarkdown(r, { env: o.environment, state: o.state }),
+    apply: (r, o) => applyMarkdown(masked(r, o), { env: o.environment, state: o.state }),
     issues: (r) => issuesMarkdown(r),
     listing: (l) => asCode(listingText(l)),
     history: (h) => asCode(historyText(h)),

@@ -4,7 +4,7 @@
 // Pure: Mermaid (rendered by GitHub in a pull-request comment) and Graphviz DOT text from a plan, nothing else.
 // Only addresses and actions are drawn: no value, so nothing sensitive.
 import type { Action, Change, Plan } from '../types.js';
-import { oneLine } from '../util/redact.js';
+import { oneLine } from '../util/escape.js';
 
 export interface GraphNode {
   address: string;

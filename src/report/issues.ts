@@ -4,7 +4,7 @@ import type { TapedeckError } from '../errors.js';
 import { jsonText } from '../schema/values.js';
 import type { Issue } from '../types.js';
 import { GITHUB_COMMENT_LIMIT } from './markdown.js';
-import { oneLine } from '../util/redact.js';
+import { cellCode, escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
 import { reportIssues } from './text.js';
 
 export interface IssueReport {
@@ -77,13 +77,6 @@ export function issuesJson(r: IssueReport): Printed {
   return { out: jsonText({ format_version: 1, valid: errors === 0, summary, issues }), err: '' };
 }
 
-// GitHub's workflow commands (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):
-// a value ends at a line break and a property at `,` or `:`, so each is percent-encoded the way the Actions
-// toolkit does (`escapeData`, `escapeProperty`). Otherwise a message could end its annotation and start another
-// command on the next line.
-export const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-export const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-
 /** GitHub Actions annotations on stdout: each error and warning shows on its line of the pull request. */
 export function issuesGithub(r: IssueReport): Printed {
   const lines = sorted(withProblems(r)).map((i) => {
@@ -98,14 +91,7 @@ export function issuesGithub(r: IssueReport): Printed {
 }
 
 /** Inside a code span nothing is markup; a backtick would end it and a pipe the table cell. */
-export const code = (s: string) => `\`${oneLine(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
-/** Plain text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
-export const text = (s: string) =>
-  oneLine(s)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]|~#]/g, '\\$&');
+export const code = (s: string) => `\`${cellCode(oneLine(s).replace(/`/g, "'"))}\``;
 const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file || 'tapedeck');
 
 /** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */

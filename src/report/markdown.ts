@@ -3,7 +3,7 @@
 // details (and then table rows) are left out with a note counting them, instead of the comment failing to post; a
 // value that changed is never cut (display.ts shortens only unchanged context).
 import { sendsCreate, type ApplyResult, type Change, type DiffEntry, type Plan } from '../types.js';
-import { oneLine } from '../util/redact.js';
+import { cellCode, htmlText as html, markdownEscaped, oneLine } from '../util/escape.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, newStateLines, summaryLine } from './text.js';
@@ -45,14 +45,11 @@ function span(s: string): string {
   // CommonMark strips one space each side of a code span when both are there: a span that starts or ends with a
   // backtick (or a space) gets one, which is stripped again.
   const pad = /^[`\s]|[`\s]$/.test(s) ? ' ' : '';
-  return `${fence}${pad}${s.replace(/\|/g, '\\|')}${pad}${fence}`;
+  return `${fence}${pad}${cellCode(s)}${pad}${fence}`;
 }
 
-/** Inside an HTML element (the details summary): entities. */
-const html = (s: string) =>
-  oneLine(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Plain Markdown text in a table cell: entities for HTML, a backslash before what Markdown would act on. */
-const text = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
+const text = (s: string) => markdownEscaped(html(s));
 
 /** A value in a table cell: as code, whole; a word about it (unset, known after apply) in italics. */
 const cell = (v: Shown) => (v.word ? `_${v.text}_` : `${code(v.text)}${v.note ? ` _(${text(v.note)})_` : ''}`);

@@ -9,7 +9,7 @@ import {
   type Plan,
   type ResultEntry,
 } from '../types.js';
-import { oneLine } from '../util/redact.js';
+import { oneLine } from '../util/escape.js';
 import { printable } from '../schema/values.js';
 import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';

@@ -1,7 +1,8 @@
 // Secrets kept out of every output, and server text made fit for one output line. One place for both: the client
 // cleans what a server sends, and the CLI masks everything it prints (defence in depth: a secret that reached an
 // output any other way is masked there too).
-import { printable, UNPRINTABLE } from '../schema/values.js';
+import { printable } from '../schema/values.js';
+import { cellCode, escapeData, htmlText, markdownEscaped, markdownText, oneLine } from './escape.js';
 
 export const REDACTED = '[redacted]';
 /** Shorter values are not masked: masking every "ab" in the output would hide more than it protects. */
@@ -24,17 +25,32 @@ function base64Cores(bytes: Buffer): string[] {
   return cores;
 }
 
-/** Every spelling of a secret a server or a document might echo, and every one an output writes it in: one-line
- *  text and JSON write unprintable characters as \uXXXX escapes (oneLine, printable, jsonText). */
+/**
+ * Every spelling of a secret a server or a document might echo, and every one an output writes it in (escape.ts):
+ * with unprintable characters as \uXXXX escapes (one-line text, JSON output), as HTML or Markdown text, in a table
+ * cell's code span, in a GitHub annotation. Markdown also cuts a long code span in parts: its renderer masks values
+ * before it cuts them (RenderOptions.mask).
+ */
 function formsOf(secret: string): string[] {
   const cased = [secret, secret.toLowerCase(), secret.toUpperCase()];
   const json = JSON.stringify(secret).slice(1, -1);
+  const written = [
+    oneLine(secret),
+    printable(secret),
+    printable(json),
+    markdownText(secret),
+    markdownEscaped(htmlText(secret)),
+    cellCode(oneLine(secret)),
+  ];
   return [
-    ...cased,
-    encodeURIComponent(secret),
-    json,
-    ...[oneLine(secret), printable(secret), printable(json)].filter((f) => f !== secret && f !== json),
-    ...cased.flatMap((s) => base64Cores(Buffer.from(s))),
+    ...new Set([
+      ...cased,
+      encodeURIComponent(secret),
+      json,
+      ...written,
+      ...written.map(escapeData),
+      ...cased.flatMap((s) => base64Cores(Buffer.from(s))),
+    ]),
   ];
 }
 
@@ -80,20 +96,18 @@ export class Secrets {
 
   /** A JSON value with every string masked (keys too: a server may echo the token as a key). */
   maskJson(v: unknown): unknown {
-    if (typeof v === 'string') return this.mask(v);
-    if (Array.isArray(v)) return v.map((x) => this.maskJson(x));
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.mask(k), this.maskJson(x)]));
-    return v;
+    return maskStrings(v, (t) => this.mask(t));
   }
 }
 
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** Control, line-separator, bidi and zero-width characters (values.ts UNPRINTABLE) written as escapes: the text
- *  stays readable, on one line, and shows every character it holds. */
-export const oneLine = (s: string) =>
-  s.replace(UNPRINTABLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** A JSON value with `mask` applied to every string in it, keys too. */
+export function maskStrings<T>(v: T, mask: (text: string) => string): T {
+  if (typeof v === 'string') return mask(v) as T;
+  if (Array.isArray(v)) return v.map((x: unknown) => maskStrings(x, mask)) as T;
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [mask(k), maskStrings(x, mask)])) as T;
+  return v;
+}
 
 /** A string a server sent, fit for one line of output: secrets masked, control characters escaped, capped. */
 export function serverText(s: string, secrets: Secrets, max = MAX_SERVER_TEXT): string {

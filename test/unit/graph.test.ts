@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyGraph, diagramMarkdown, DIAGRAM_LIMITS, dot, mermaid } from '../../src/report/graph.js';
 import type { Action, Change } from '../../src/types.js';
-import { oneLine } from '../../src/util/redact.js';
+import { oneLine } from '../../src/util/escape.js';
 import { parseDot, parseMermaid } from '../helpers/diagrams.js';
 
 const change = (address: string, action: Action, depends_on?: string[]): Change => ({

@@ -168,6 +168,7 @@ async function execute(
       quiet: opts.quiet,
       state: stateFile,
       environment: plan.environment,
+      mask: io.mask,
     }),
   );
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);

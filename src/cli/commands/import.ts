@@ -10,7 +10,7 @@ import type { Client } from '../../remote/client.js';
 import { unwrap } from '../../remote/list.js';
 import { desiredOf } from '../../resolve/desired.js';
 import { hasReference } from '../../resolve/refs.js';
-import { oneLine } from '../../util/redact.js';
+import { oneLine } from '../../util/escape.js';
 import { resourceModel } from '../../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../../schema/values.js';
 import { State } from '../../state/state.js';

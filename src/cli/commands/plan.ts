@@ -26,6 +26,7 @@ export function planRenderOptions(opts: RunOptions, io: Io): RenderOptions {
     quiet: opts.quiet,
     state: stateShown(opts, io),
     annotations: opts.issueFormat === 'github',
+    mask: io.mask,
   };
 }
 

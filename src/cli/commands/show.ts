@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { summaryOf } from '../../plan/summary.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { renderers } from '../../report/formats.js';
-import { oneLine } from '../../util/redact.js';
+import { oneLine } from '../../util/escape.js';
 import { styleFor } from '../../report/style.js';
 import type { Io } from '../io.js';
 import { outputFormats } from '../options.js';
@@ -28,7 +28,10 @@ export function showCommand(file: string, flags: ShowFlags, io: Io): number {
   // The checksum catches an accidental edit, not a deliberate one (anyone can compute it again): the counts are
   // taken from the changes shown, never from the file's own summary.
   io.out(
-    renderers[format].plan({ ...plan, summary: summaryOf(plan.changes) }, { style: styleFor(io), quiet: flags.quiet }),
+    renderers[format].plan(
+      { ...plan, summary: summaryOf(plan.changes) },
+      { style: styleFor(io), quiet: flags.quiet, mask: io.mask },
+    ),
   );
   return 0;
 }
