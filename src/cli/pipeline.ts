@@ -166,7 +166,7 @@ export async function makePlan(
   const docs = selectTargets(all, opts.targets, () => state.managedAddresses(), opts.registry);
   const { read, trusted, known } =
     opts.refresh === 'changed'
-      ? changedSinceApply(docs, opts.registry, state)
+      ? changedSinceApply(docs, opts.registry, state, { recreateMissing: opts.recreateMissing })
       : { read: docs, trusted: undefined, known: undefined };
   const client = makeClient(opts, io);
   try {

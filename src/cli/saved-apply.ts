@@ -49,7 +49,10 @@ export async function remakeSaved(
   // take the ids of the documents taken from the state, and of those a --refresh changed plan did not read.
   const stateOnly = new Set(saved.changes.filter((c) => !c.request && c.action !== 'release').map((c) => c.address));
   const { trusted, known } = stateOnly.size
-    ? changedSinceApply(selected, opts.registry, state, (a) => stateOnly.has(a))
+    ? changedSinceApply(selected, opts.registry, state, {
+        observe: (a) => stateOnly.has(a),
+        recreateMissing: opts.recreateMissing,
+      })
     : { trusted: undefined, known: undefined };
   const toRead = selected.filter((d) => written.has(d.address) || (changed.has(d.address) && !trusted?.has(d.address)));
   // The entries no document declares: a create's likely rename is noted on it, and a release is made again.

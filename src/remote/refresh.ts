@@ -74,9 +74,14 @@ export function changedSinceApply(
   docs: Document[],
   registry: Registry,
   state: State,
-  /** the documents whose observation is wanted (their values compared, not only their digest): `apply --plan` */
-  observe: (address: string) => boolean = () => false,
+  opts: {
+    /** the documents whose observation is wanted (their values compared, not only their digest): `apply --plan` */
+    observe?: (address: string) => boolean;
+    /** --recreate-missing: a document read may be created again, with a new id */
+    recreateMissing?: boolean;
+  } = {},
 ): Refreshed {
+  const { observe = () => false, recreateMissing } = opts;
   const graph = dependencyGraph(docs);
   const known = new Map<string, string>();
   const trusted = new Map<string, Observed>();
@@ -86,7 +91,9 @@ export function changedSinceApply(
     const taken = known.get(a);
     if (taken) return taken;
     const d = byAddress?.get(a);
-    if (!d || registry.get(d.kind)!.identity.by === 'key') return undefined;
+    // A document read lends an id only where reading keeps it (--recreate-missing may create it again, a replace
+    // makes another: keepsIdentity).
+    if (!d || registry.get(d.kind)!.identity.by === 'key' || recreateMissing) return undefined;
     if (d.id) return d.id;
     const entry = state.entry(a)?.id ? state.entry(a) : d.moved_from ? state.entry(d.moved_from) : undefined;
     return entry && keepsIdentity(d, registry.get(d.kind)!, entry) ? entry.id : undefined;
