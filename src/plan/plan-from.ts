@@ -56,7 +56,8 @@ export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
     undeclared: releases,
   });
   const { knownId } = observations;
-  addDigests(planned.changes, documents, (a) => observed.get(a)?.id ?? knownId?.(a));
+  // A document read (or trusted) has the id found for it: none for one created (again, with --recreate-missing).
+  addDigests(planned.changes, documents, (a) => (observed.has(a) ? observed.get(a)!.id : knownId?.(a)));
   return planned;
 }
 

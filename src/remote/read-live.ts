@@ -91,7 +91,9 @@ function readContext(
   return {
     client,
     lists: new LiveLists(client),
-    idOf: (a) => (replaced.has(a) ? undefined : (observed.get(a)?.id ?? opts.knownId?.(a))),
+    // A document read has the id reading found (none: it is created, again with --recreate-missing), whatever the
+    // state or a saved plan knew it by.
+    idOf: (a) => (replaced.has(a) ? undefined : observed.has(a) ? observed.get(a)!.id : opts.knownId?.(a)),
     ownerOf: (id) => (owners ??= ownersOf(state, plan)).get(id),
     claimed: () => (claimed ??= state.claimedIds()),
     recreateMissing: opts.recreateMissing,

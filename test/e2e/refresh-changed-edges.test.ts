@@ -93,21 +93,35 @@ describe('plan --refresh changed', () => {
       expect((await plan()).summary).toMatchObject({ create: 0, update: 0, replace: 0, noop: 2 });
     },
   );
-  it('--recreate-missing: a changed document created again lends no old id: those referring to it are read and updated', async () => {
-    const docs = (name: string) => [
-      { kind: 'Offer', name: 'a', spec: { project_id: 'p', name } },
-      { kind: 'Offer', name: 'c', spec: { project_id: 'p', name: 'C', billing_partner_offer_id: '${Offer/a.id}' } },
-    ];
-    write(docs('A'));
-    await apply();
-    emu.store.collections.get('offers')!.delete(stateOf().resources['Offer/a'].id);
-    write(docs('A2'));
-    const p = await plan('--refresh', 'changed', '--recreate-missing');
-    expect(actions(p)).toEqual({ 'Offer/a': 'create', 'Offer/c': 'update' });
-    await apply('--refresh', 'changed', '--recreate-missing');
-    const c = emu.store.collections.get('offers')!.get(stateOf().resources['Offer/c'].id)!;
-    expect(c.billing_partner_offer_id).toBe(stateOf().resources['Offer/a'].id);
-  });
+  it.each([
+    ['--refresh changed', ['--refresh', 'changed'], false],
+    ['apply --plan of a full plan', [], true],
+    ['apply --plan of a --refresh changed plan', ['--refresh', 'changed'], true],
+  ])(
+    '--recreate-missing, %s: a document created again lends no old id: those referring to it are updated',
+    async (_, flags: string[], saved: boolean) => {
+      const docs = (name: string) => [
+        { kind: 'Offer', name: 'a', spec: { project_id: 'p', name } },
+        { kind: 'Offer', name: 'c', spec: { project_id: 'p', name: 'C', billing_partner_offer_id: '${Offer/a.id}' } },
+      ];
+      write(docs('A'));
+      await apply();
+      emu.store.collections.get('offers')!.delete(stateOf().resources['Offer/a'].id);
+      write(docs('A2'));
+      const p = await plan(...flags, '--recreate-missing');
+      expect(actions(p)).toEqual({ 'Offer/a': 'create', 'Offer/c': 'update' });
+      if (saved) {
+        const out = join(dir, 'plan.json');
+        expect((await cli(['plan', ...against(emu.url, dir), '--out', out, '--recreate-missing', ...flags])).code).toBe(
+          0,
+        );
+        const run = await cli(['apply', '--plan', out, '--base-url', emu.url, '--yes', '--recreate-missing']);
+        expect(run.stderr).toBe('');
+      } else await apply(...flags, '--recreate-missing');
+      const c = emu.store.collections.get('offers')!.get(stateOf().resources['Offer/c'].id)!;
+      expect(c.billing_partner_offer_id).toBe(stateOf().resources['Offer/a'].id);
+    },
+  );
 
   it('a write the platform did not keep is read again by the next plan, not taken as applied', async () => {
     // Once `dropping`, the platform answers a PATCH as if it took it, but never stores it.
