@@ -179,3 +179,25 @@ describe('apply --plan of a saved plan whose changes that send nothing were edit
     expect(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).toBe(before);
   });
 });
+
+describe('apply --plan of a create whose resource someone else made since the plan', () => {
+  it.each([[[]], [['--refresh', 'changed']]])('%j: refused as a duplicate, nothing written', async (flags) => {
+    write([{ kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } }]);
+    await apply();
+    write([
+      { kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } },
+      { kind: 'Offer', name: 'n', spec: { project_id: 'p', name: 'New' } },
+    ]);
+    const out = join(dir, 'plan.json');
+    expect((await cli(['plan', ...against(emu.url, dir), '--out', out, ...flags])).code).toBe(0);
+    const made = await call(emu, 'POST', '/monetization/offers/v1', { project_id: 'p', name: 'New' });
+    expect(made.status).toBe(200);
+    emu.clearCalls();
+    const run = await cli(['apply', '--plan', out, '--base-url', emu.url, '--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Offer/n: the platform already has Offer ${made.body.offer.id} with the same`);
+    expect(emu.writes()).toEqual([]);
+    const named = [...emu.store.collections.get('offers')!.values()].filter((o) => o.name === 'New');
+    expect(named).toHaveLength(1);
+  });
+});
