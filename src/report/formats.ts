@@ -89,6 +89,7 @@ const leftOut = (p: Plan) =>
 export function notReadNote(p: Plan): string {
   if (!p.refresh) return '';
   const n = p.refresh.not_read;
+  if (!n) return `Every document read: none is unchanged since state serial ${p.state.serial}.\n`;
   return `${n.toLocaleString('en-US')} document${n === 1 ? '' : 's'} not read (unchanged since state serial ${p.state.serial}): drift in ${n === 1 ? 'it' : 'them'} is not checked; a full plan checks it.\n`;
 }
 

@@ -77,6 +77,16 @@ describe('plan --refresh changed', () => {
     expect(full.requests!.reads).toBe(4);
   });
 
+  it('says every document was read when none was taken from the state (not "0 documents not read")', async () => {
+    const fresh = ['--state', join(dir, 'fresh.state.json')];
+    const p = await plan('--refresh', 'changed', ...fresh);
+    expect(p.refresh).toEqual({ mode: 'changed', not_read: 0 });
+    expect(p.requests!.reads).toBe(4);
+    const text = await cli(['plan', ...against(emu.url, dir), '--refresh', 'changed', ...fresh, '--quiet']);
+    expect(text.stdout).toMatch(/^Every document read: none is unchanged since state serial 0\.\n/);
+    expect(text.stdout).not.toContain('not read');
+  });
+
   it('reads only the changed document; the saved plan records the mode and the serial, and applies', async () => {
     write(docs({ b: { name: 'B2' } }));
     const out = join(dir, 'plan.json');
