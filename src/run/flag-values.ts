@@ -8,7 +8,7 @@ import { isObject } from '../schema/values.js';
 import { parseAllowanceFile, parseAllowances } from '../rules/allow.js';
 import type { Allowance, Issue } from '../types.js';
 import { readBounded } from '../util/files.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 
 export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;
