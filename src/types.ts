@@ -275,6 +275,16 @@ export interface ApplyResult {
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.
+/** The one clock of a run (src/util/clock.ts has the real one). */
+export interface Clock {
+  /** milliseconds on a monotonic scale (performance.now() for the real clock) */
+  now(): number;
+  /** resolves `ms` from now */
+  sleep(ms: number): Promise<void>;
+  /** calls `fn` `ms` from now, unless the function returned cancels it first (`background`: keeps no process alive) */
+  after(ms: number, fn: () => void, background?: boolean): () => void;
+}
+
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -288,4 +298,6 @@ export interface Io {
   secret?(value: string): void;
   /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
   mask?(text: string): string;
+  /** the clock waits and deadlines run on (the real one by default; a test's virtual one) */
+  clock?: Clock;
 }

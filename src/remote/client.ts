@@ -3,13 +3,13 @@
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
 import { DEADLINE, FINAL, retryWait } from './failures.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
 import { Abandoned, Transport, type Reply } from './transport.js';
 import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
+import { realClock, type Clock } from '../util/clock.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -27,9 +27,11 @@ export interface ClientOptions {
   backoffMs: number;
   /** an answer larger than this is refused (not read further, not retried) */
   maxResponseBytes: number;
-  /** the whole run's deadline (epoch ms): no request starts after it, and one still waiting is abandoned */
+  /** the whole run's deadline (on `clock`): no request starts after it, and one still waiting is abandoned */
   runDeadlineAt?: number;
   debug?: (line: string) => void;
+  /** the run's clock, for retry waits, deadlines and pacing (the real one by default) */
+  clock?: Clock;
 }
 
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -90,11 +92,14 @@ export class Client {
   private readonly secrets: Secrets;
   /** when each attempt may start: every lane of the run shares it */
   readonly limiter: Limiter;
+  readonly clock: Clock;
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
-    this.limiter = new Limiter({ concurrency: opts.concurrency, maxRps: opts.maxRps, debug: opts.debug });
-    this.transport = new Transport({ ...opts, onDeadline: () => this.limiter.abandonWaiting() });
+    this.clock = opts.clock ?? realClock;
+    const { concurrency, maxRps, debug } = opts;
+    this.limiter = new Limiter({ concurrency, maxRps, debug, clock: this.clock });
+    this.transport = new Transport({ ...opts, clock: this.clock, onDeadline: () => this.limiter.abandonWaiting() });
   }
 
   close(): Promise<void> {
@@ -107,7 +112,7 @@ export class Client {
    * answer was lost may have happened, and apply looks it up before sending it again.
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
-    const started = Date.now();
+    const started = this.clock.now();
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
     const notStarted = () =>
@@ -120,7 +125,7 @@ export class Client {
         mayHaveApplied,
       );
     for (let attempt = 1; ; attempt++) {
-      if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) throw notStarted();
+      if (this.opts.runDeadlineAt !== undefined && this.clock.now() >= this.opts.runDeadlineAt) throw notStarted();
       let ticket: Ticket;
       try {
         ticket = await this.limiter.acquire(path);
@@ -144,8 +149,8 @@ export class Client {
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
       const pastDeadline =
-        Date.now() - started + wait > this.opts.deadlineMs ||
-        Date.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
+        this.clock.now() - started + wait > this.opts.deadlineMs ||
+        this.clock.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
@@ -162,21 +167,21 @@ export class Client {
       this.opts.debug?.(
         `retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`,
       );
-      await sleep(Math.min(wait, MAX_TIMER_MS));
+      await this.clock.sleep(Math.min(wait, MAX_TIMER_MS));
     }
   }
 
   private async once(method: string, path: string, body: JsonObject | undefined, ticket: Ticket): Promise<Response> {
     if (method === 'GET') this.counts.reads++;
     else this.counts.writes++;
-    const t0 = Date.now();
+    const t0 = this.clock.now();
     let reply: Reply;
     try {
       reply = await this.transport.exchange(method, path, body);
     } catch (e) {
       this.limiter.settle(ticket);
       const code = (e as { code?: string }).code ?? 'network_error';
-      this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
+      this.opts.debug?.(`${method} ${path} -> ${code} (${Math.round(this.clock.now() - t0)} ms)`);
       // A write abandoned after it was sent may have taken effect all the same.
       if (e instanceof Abandoned)
         throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
@@ -206,7 +211,7 @@ export class Client {
       headers: reply.headers,
       retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
     });
-    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Date.now() - t0} ms)`);
+    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.now() - t0)} ms)`);
     let json: unknown = {};
     if (reply.text) {
       try {

@@ -11,6 +11,7 @@ import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
+import { realClock } from '../util/clock.js';
 import {
   parseVars,
   positiveInt,
@@ -250,7 +251,7 @@ export function buildOptions(
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,
-    runDeadlineAt: Date.now() + deadline * 1000,
+    runDeadlineAt: (io.clock ?? realClock).now() + deadline * 1000,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     ...output,

@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
+import type { Clock } from '../../src/types.js';
+import { fileClock } from './clock.js';
 import { tempDir } from './tmp.js';
 
 export interface CliRun {
@@ -14,7 +16,7 @@ export interface CliRun {
 /** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
 export async function runCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean },
+  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean; clock?: Clock },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -29,6 +31,7 @@ export async function runCli(
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
     ask: async () => opts.answer ?? '',
+    clock: opts.clock ?? fileClock(),
   });
   return { code, stdout, stderr };
 }
