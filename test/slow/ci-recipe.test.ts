@@ -30,7 +30,7 @@ const tokensOf = (env: Env) => [
   SECRETS[`TAPEDECK_TOKEN_${upper(env)}_APPLY`],
 ];
 const upper = (env: Env) => env.toUpperCase() as 'STAGING' | 'PRODUCTION';
-let emus: Emulator[] = [];
+const emus: Emulator[] = [];
 afterAll(async () => Promise.all(emus.map((e) => e.close())));
 
 const work = tempDir('tapedeck-ci-recipe-');

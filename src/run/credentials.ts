@@ -5,7 +5,7 @@
 // pointing elsewhere is refused, so production's token cannot reach staging (or a typo's host).
 import { UserError } from '../errors.js';
 import type { Environment, Project, TokenRef } from '../project/project.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 
 /** plan: every command that only reads the platform; apply: `apply`, and `agent --auto-apply`. */
 export type TokenRole = 'plan' | 'apply';
