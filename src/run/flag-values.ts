@@ -83,7 +83,8 @@ export function readToken(source: TokenSource, io: Io): string {
         : /\s/.test(t)
           ? 'a space'
           : 'a character outside ASCII';
-    throw new UserError(`the token from ${shown} holds ${what}, which an HTTP header cannot carry; nothing was sent`, {
+    const from = file ? `token file ${file}` : shown;
+    throw new UserError(`the token from ${from} holds ${what}, which an HTTP header cannot carry; nothing was sent`, {
       code: 'E_INPUT',
     });
   }
