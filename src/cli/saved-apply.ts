@@ -86,7 +86,7 @@ export async function remakeSaved(
     };
     // The rules as they are now, on the changes as reviewed; what the reviewed plan allowed stays allowed.
     const planned = { plan, shown: saved, state, client };
-    guardPlan(planned, config, opts, state, mergeAllowances(saved.rules?.allowances ?? [], opts.allow));
+    await guardPlan(planned, config, opts, state, mergeAllowances(saved.rules?.allowances ?? [], opts.allow));
     return planned;
   } catch (e) {
     await client.close();
