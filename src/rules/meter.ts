@@ -58,6 +58,7 @@ interface EvaluatorLike {
   run(ast: NodeLike, ctx: unknown): unknown;
 }
 interface NodeLike {
+  op: string;
   evaluate(ev: EvaluatorLike, ast: NodeLike, ctx: unknown): unknown;
 }
 
@@ -79,7 +80,8 @@ function install(): void {
     const m = current;
     if (m !== undefined && ++m.steps > m.next) tick(m);
     const v = ast.evaluate(this, ast, ctx);
-    if (typeof v !== 'string' && typeof v !== 'boolean' && outOfRange(v)) throw rangeError(v);
+    // A literal is let through: `-9223372036854775808` is the negation of a literal one past the range.
+    if (typeof v !== 'string' && typeof v !== 'boolean' && outOfRange(v) && ast.op !== 'value') throw rangeError(v);
     return v;
   };
 }
