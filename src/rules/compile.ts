@@ -31,7 +31,7 @@ export interface CompiledRule {
   message: Evaluate;
 }
 
-/** The fields of `change`, as the README's Guardrails section lists them. */
+/** The fields of `change`, as docs/guardrails.md lists them. */
 export const CHANGE_FIELDS = {
   address: 'string',
   kind: 'string',
