@@ -103,6 +103,50 @@ describe('look before creating', () => {
     expect(emu.store.collections.get('video_protection_rulesets')!.size).toBe(1);
   });
 
+  it('a copy-pasted document under a new name is a located error naming the address that manages the look-alike and its id', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': [offer('season-pass', 'Season pass')] });
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    const [id] = [...emu.store.collections.get('offers')!.keys()];
+    write(dir, [offer('season-pass', 'Season pass'), offer('season-pass-2', 'Season pass')]);
+    for (const command of ['plan', 'apply']) {
+      const run = await runCli([command, ...against(emu.url, dir), ...(command === 'apply' ? ['--yes'] : [])], {
+        cwd: dir,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^a\\.yaml:\\d+:\\d+: Offer/season-pass-2: the platform already has Offer ${id} with the same project_id, name, managed by Offer/season-pass: `,
+          'm',
+        ),
+      );
+      expect(run.stderr).toContain('allow_duplicate: true');
+    }
+    expect(offers()).toBe(1);
+    // Said on purpose, it is made.
+    write(dir, [offer('season-pass', 'Season pass'), offer('season-pass-2', 'Season pass', { allow_duplicate: true })]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.stdout).toContain(`allow_duplicate: a second Offer with the same project_id, name as ${id}`);
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    expect(offers()).toBe(2);
+  });
+
+  it('a document renamed without moved_from is told to take the entry it replaces back, not to make a second one', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': [offer('season-pass', 'Season pass')] });
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    write(dir, [offer('season-ticket', 'Season pass')]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(
+      /Offer\/season-ticket: the platform already has Offer off_\w+ with the same project_id, name, managed by Offer\/season-pass, which no document declares any more/,
+    );
+    expect(plan.stderr).toContain('`moved_from: Offer/season-pass`');
+    write(dir, [offer('season-ticket', 'Season pass', { moved_from: 'Offer/season-pass' })]);
+    expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+    expect(offers()).toBe(1);
+  });
+
   it('a kind without a list says in the plan that duplicates could not be checked', async () => {
     emu = await emulator({});
     const dir = testdir({
