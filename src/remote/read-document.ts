@@ -4,7 +4,7 @@
 import { ApiError, UserError } from '../errors.js';
 import { createFor, type KindDef } from '../kinds/types.js';
 import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
-import { readPath, type PathValues } from '../kinds/paths.js';
+import { readPath, readPathFields, type PathValues } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
 import { nearestPos } from '../validate/locate.js';
@@ -104,7 +104,10 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
   // Taken, the list lets go of it (a second document with the same id, which validation makes unlikely, is read
   // with a GET).
   const viaList = r.viaList ? await ctx.lists.take(r.viaList, id!) : undefined;
-  o.live = viaList ?? (await get(ctx.client, k, { id: id!, spec: o.desired }, r.fromState));
+  // Read where the state last saw it: a document that names another project asks for the old resource there, and a
+  // changed identity is planned as a replace, never as a resource gone.
+  const spec = r.at ? { ...o.desired, ...r.at } : o.desired;
+  o.live = viaList ?? (await get(ctx.client, k, { id: id!, spec }, r.fromState));
   if (o.live) {
     o.id = id;
     o.from_state = r.fromState;
@@ -113,7 +116,14 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
   }
   // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
   // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
-  else if (!ctx.recreateMissing) {
+  // Where the state does not record where it was (an entry of an older tapedeck), a 404 from where the document says
+  // cannot tell a deleted resource from one in another project: re-creating could drop one that still exists.
+  else if (r.fromState && !r.at && readPathFields(k).length) {
+    throw new UserError(
+      `the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind} with the ${readPathFields(k).join(' and ')} the document names, and the state does not record where it was: if it moved, put the old values back and apply once (the state then records them); if it was deleted, run \`tapedeck state forget ${r.movedFrom ?? doc.address}\``,
+      NOT_FOUND,
+    );
+  } else if (!ctx.recreateMissing) {
     throw new UserError(
       `the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`,
       NOT_FOUND,
