@@ -28,7 +28,8 @@ export async function guardPlan(
   const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
     now: new Date(),
-    deadlineAt: opts.runDeadlineAt,
+    // The rules' budget is real time (epoch ms): the run's deadline, from its own clock.
+    deadlineAt: Date.now() + (opts.runDeadlineAt - opts.clock.now()),
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,

@@ -11,7 +11,7 @@ import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
-import { realClock } from '../util/clock.js';
+import { realClock, type Clock } from '../util/clock.js';
 import {
   parseVars,
   positiveInt,
@@ -71,8 +71,10 @@ export interface RunOptions {
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
   deadlineMs: number;
-  /** the whole run's deadline (epoch ms): no request starts after it */
+  /** the whole run's deadline, on `clock`: no request starts after it */
   runDeadlineAt: number;
+  /** the run's clock (Io.clock, else the real one) */
+  clock: Clock;
   insecureHttp: boolean;
   debug: boolean;
   /** stdout: text for people, markdown for pull-request comments, json for scripts (--json is --format json) */
@@ -260,6 +262,7 @@ export function buildOptions(
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,
     runDeadlineAt: (io.clock ?? realClock).now() + deadline * 1000,
+    clock: io.clock ?? realClock,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     ...output,

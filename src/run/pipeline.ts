@@ -41,7 +41,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     maxAttempts: opts.maxAttempts,
     deadlineMs: opts.deadlineMs,
     runDeadlineAt: opts.runDeadlineAt,
-    clock: io.clock,
+    clock: opts.clock,
     debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
   });
 }
