@@ -1,8 +1,8 @@
 // The rules' CEL (the Common Expression Language, as Kubernetes validations use it), parsed and type-checked once per
 // run by @marcbachmann/cel-js against the variables a rule sees: `change` (a typed record, so a misspelt field is a
-// type error at `file:line:col`) and `now`. Each evaluation is metered (meter.ts: a cost budget, the run's deadline,
-// int64 and timestamp ranges) and runs CEL's `matches` and time zones (harden.ts). Loaded only when the configuration
-// has rules.
+// type error at `file:line:col`) and `now`. The checked expression is given CEL's semantics where cel-js's differ, or
+// refused at its place where it cannot be (harden.ts), and each evaluation is metered (meter.ts: a cost budget, the
+// run's deadline, CEL's ranges of ints, timestamps and durations). Loaded only when the configuration has rules.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Environment } from '@marcbachmann/cel-js';
@@ -11,6 +11,7 @@ import { ChangeVariable } from './change.js';
 import { harden } from './harden.js';
 import type { RuleSource, Severity } from './load.js';
 import { metered } from './meter.js';
+import { addOverloads } from './overloads.js';
 
 /** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
 export interface RuleVars {
@@ -49,7 +50,7 @@ export type Evaluate = (vars: RuleVars, deadlineAt?: number) => unknown;
 let environment: Environment | undefined;
 // Literals of mixed types are lists and maps of `dyn`, as CEL's checker types them.
 const celEnvironment = () =>
-  (environment ??= new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
+  (environment ??= addOverloads(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }))
     .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
     .registerVariable('change', 'tapedeck.Change')
     .registerVariable('now', 'google.protobuf.Timestamp'));
@@ -114,17 +115,18 @@ export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?
   try {
     const parsed = env.parse(expr);
     const checked = parsed.check() as { valid: boolean; type?: string; error?: CelError };
+    // An error without a place (cel-js has a few) stands at the expression's start.
     if (!checked.valid)
-      return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
+      return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start ?? 0 };
     if (want !== 'any' && checked.type !== want && checked.type !== 'dyn')
       return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
-    const [pattern] = harden(parsed.ast);
-    if (pattern) return pattern;
+    const [refused] = harden(parsed.ast);
+    if (refused) return refused;
     const evaluate = parsed as unknown as (v: object) => unknown;
     return { run: (vars, deadlineAt = Infinity) => metered(deadlineAt, () => evaluate(vars)) };
   } catch (e) {
     const err = e as CelError;
-    return { problem: err.summary ?? err.message, offset: err.range?.start };
+    return { problem: err.summary ?? err.message, offset: err.range?.start ?? 0 };
   }
 }
 

@@ -2,9 +2,10 @@
 // and the run's --deadline, both counted where cel-js evaluates every node of an expression. cel-js has no cost
 // model and no hook for one, but every node it evaluates goes through its evaluator's `run`; that method is wrapped
 // here, once per process, to count each node against the meter of the evaluation in progress (none outside one).
-// The same place keeps int results within int64 and timestamps within CEL's years 1 to 9999: cel-js computes ints as
-// unbounded bigints and timestamps as Dates, where CEL raises an overflow error.
+// The same place keeps int results within int64, timestamps within CEL's years 1 to 9999 and durations within its
+// 10,000 years: cel-js computes ints as unbounded bigints and lets the others grow, where CEL raises an error.
 import { Environment } from '@marcbachmann/cel-js';
+import { Duration } from './semantics.js';
 import { EvaluationStopped, STEP_BUDGET } from './stopped.js';
 
 /** How many steps pass between two looks at the clock (Date.now() costs more than a step). */
@@ -15,6 +16,8 @@ const INT_MIN = -(2n ** 63n);
 /** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z, CEL's range of timestamps, in epoch milliseconds. */
 const TIME_MIN = -62135596800000;
 const TIME_MAX = 253402300799999;
+/** CEL's range of durations: about 10,000 years either way, in seconds. */
+const DURATION_MAX = 315576000000n;
 
 interface Meter {
   steps: number;
@@ -33,11 +36,16 @@ function outOfRange(v: unknown): boolean {
     const t = v.getTime();
     return !(t >= TIME_MIN && t <= TIME_MAX);
   }
+  if (v instanceof Duration) {
+    const s = BigInt(v.seconds);
+    return s > DURATION_MAX || s < -DURATION_MAX;
+  }
   return false;
 }
 
 function rangeError(v: unknown): Error {
-  return new Error(typeof v === 'bigint' ? 'integer overflow' : 'timestamp out of range');
+  const what = typeof v === 'bigint' ? 'integer overflow' : v instanceof Date ? 'timestamp' : 'duration';
+  return new Error(what === 'integer overflow' ? what : `${what} out of range`);
 }
 
 /** Called when the steps reach `next`: stop at the budget or the deadline, else look again later. */
