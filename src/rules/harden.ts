@@ -5,7 +5,9 @@
 // literal map key, a bytes literal beyond ASCII, a timestamp literal finer than a millisecond, `exists_one` over a
 // map whose keys are not strings. Done once per compiled expression.
 import { Optional } from '@marcbachmann/cel-js';
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
+import { inRange } from './meter.js';
 import * as cel from './semantics.js';
 
 /** A cel-js AST node, as far as this file uses it. */
@@ -37,13 +39,16 @@ function* nodes(root: unknown): Generator<CelNode> {
 }
 
 const compiled = new Map<string, RE2JS>();
+/** re2js, loaded when a rule first uses `matches` (its loading is about 30 ms, a run's rules mostly never need it). */
+let engine: typeof RE2JS | undefined;
+const loadRe2 = () => (engine ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS);
 
 /** The pattern compiled by RE2 (cached: compiling costs far more than matching); a syntax error as CEL's error. */
 export function re2(pattern: string): RE2JS {
   let re = compiled.get(pattern);
   if (!re) {
     try {
-      re = RE2JS.compile(pattern);
+      re = loadRe2().compile(pattern);
     } catch (e) {
       throw new Error(`invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`, { cause: e });
     }
@@ -81,32 +86,34 @@ function hardenCall(n: CelNode, name: string, args: unknown[]): Refusal | undefi
     n.handle = (a: unknown) => matches((a as unknown[])[0], (a as unknown[])[1]);
   } else if (n.op === 'rcall' && cel.isTimestampGetter(name) && args.length <= 1 && cels) {
     // A duration has getters of the same names: cel-js's stand, but for getMilliseconds.
-    n.handle = (a: unknown, ...rest: unknown[]) => {
+    n.handle = (a: unknown, x: unknown, y: unknown) => {
       const [d, tz] = a as [unknown, unknown];
       if (d instanceof Date && (tz === undefined || typeof tz === 'string')) return cel.timestampField(name, d, tz);
       if (d instanceof cel.Duration && name === 'getMilliseconds') return cel.durationMilliseconds(d);
-      return cels(a, ...rest);
+      return cels(a, x, y);
     };
   } else if (n.op === 'call' && name === 'string' && args.length === 1 && cels) {
-    n.handle = (a: unknown, ...rest: unknown[]) => {
+    n.handle = (a: unknown, x: unknown, y: unknown) => {
       const [b] = a as unknown[];
-      return b instanceof Uint8Array ? cel.bytesToString(b) : cels(a, ...rest);
+      return b instanceof Uint8Array ? cel.bytesToString(b) : cels(a, x, y);
     };
+  } else if (n.op === 'call' && name === 'duration' && args.length === 1 && cels) {
+    n.handle = (a: unknown, x: unknown, y: unknown) => inRange(cels(a, x, y));
   } else if (n.op === 'call' && name === 'int' && args.length === 1 && cels) {
-    n.handle = (a: unknown, ...rest: unknown[]) => {
+    n.handle = (a: unknown, x: unknown, y: unknown) => {
       const [d] = a as unknown[];
       if (typeof d === 'number') cel.intOfDouble(d);
-      return cels(a, ...rest);
+      return cels(a, x, y);
     };
   } else if (n.op === 'call' && name === 'timestamp' && args.length === 1 && cels) {
     const [text] = args;
     if (literal(text) && typeof text.args === 'string' && cel.subMillisecond(text.args))
       return { offset: text.start, problem: 'a timestamp finer than a millisecond is not supported in rules' };
-    n.handle = (a: unknown, ...rest: unknown[]) => {
+    n.handle = (a: unknown, x: unknown, y: unknown) => {
       const [t] = a as unknown[];
       if (typeof t === 'string' && cel.subMillisecond(t))
         throw new Error('a timestamp finer than a millisecond is not supported in rules');
-      return cels(a, ...rest);
+      return cels(a, x, y);
     };
   } else if (name === 'exists_one' && isNode(receiver)) {
     const type = receiver.checkedType;
@@ -122,40 +129,51 @@ const ORDER: Record<string, (c: number) => boolean> = {
   '>': (c) => c > 0,
   '>=': (c) => c >= 0,
 };
+const SIMPLE = new Set(['string', 'bool', 'int', 'uint', 'double', 'bytes', 'null']);
+/** The operands' checked types are one simple type, or (for `in`) a string in a list or map of strings. */
+function sameStaticType(n: CelNode): boolean {
+  const [l, r] = (Array.isArray(n.args) ? n.args : []) as CelNode[];
+  const [a, b] = [l?.checkedType?.name, r?.checkedType?.name];
+  if (n.op === 'in') return a === 'string' && (b === 'list<string>' || !!b?.startsWith('map<string,'));
+  return a !== undefined && a === b && SIMPLE.has(a);
+}
 const sameSimple = (l: unknown, r: unknown) => typeof l === typeof r && typeof l !== 'object';
 const number = (v: unknown): v is bigint | number => typeof v === 'bigint' || typeof v === 'number';
 const uintToInt = (v: unknown) => (v instanceof cel.UInt ? BigInt(v.value) : v);
 
-/** The operator node `n` given CEL's behaviour where cel-js's differs. */
+/** The operator node `n` given CEL's behaviour where cel-js's differs. The handles take their arguments by name
+ *  (no rest parameter): they run for every evaluation of the node. */
 function hardenOperator(n: CelNode, cels: Handle): void {
   const op = n.op;
+  // Two operands of one simple type (most comparisons in rules: string with string) are cel-js's to compare.
+  if (sameStaticType(n) && (op === '==' || op === '!=' || ORDER[op] || op === 'in')) return;
   if (op === '==' || op === '!=') {
     const want = op === '==';
-    n.handle = (l, r, ...rest) => (sameSimple(l, r) ? cels(l, r, ...rest) : cel.celEquals(l, r) === want);
+    n.handle = (l, r, x, y) => (sameSimple(l, r) ? cels(l, r, x, y) : cel.celEquals(l, r) === want);
   } else if (op === 'in') {
-    n.handle = (l, r, ...rest) => cel.celIn(l, r) ?? cels(l, r, ...rest);
+    n.handle = (l, r, x, y) => cel.celIn(l, r) ?? cels(l, r, x, y);
   } else if (ORDER[op]) {
     const holds = ORDER[op];
-    n.handle = (l, r, ...rest) => {
+    n.handle = (l, r, x, y) => {
       const [a, b] = [uintToInt(l), uintToInt(r)];
-      if (sameSimple(l, r) || !number(a) || !number(b)) return cels(l, r, ...rest);
+      if (sameSimple(l, r) || !number(a) || !number(b)) return cels(l, r, x, y);
       return holds(cel.compareNumbers(a, b));
     };
   } else if (op === '[]') {
-    n.handle = (l, r, ...rest) => cels(l, Array.isArray(l) ? uintToInt(r) : r, ...rest);
+    n.handle = (l, r, x, y) => cels(l, Array.isArray(l) ? uintToInt(r) : r, x, y);
   } else if (op === '.' && (n.args as CelNode[])[0].checkedType?.kind === 'optional') {
     // Selecting a field of an optional's value that is not a map is an error, as it is without the optional.
-    n.handle = (l, ...rest) => {
+    n.handle = (l, r, x, y) => {
       if (l instanceof Optional && l.hasValue() && !cel.isMap(l.value()))
-        throw new Error(`no such field: ${String(rest[0])}`);
-      return cels(l, ...rest);
+        throw new Error(`no such field: ${String(r)}`);
+      return cels(l, r, x, y);
     };
   } else if ((op === '+' || op === '-') && /Timestamp|Duration|dyn/.test(n.checkedType?.name ?? '')) {
-    n.handle = (l, r, ...rest) => {
+    n.handle = (l, r, x, y) => {
       if ((l instanceof Date && cel.durationSubMillisecond(r)) || (r instanceof Date && cel.durationSubMillisecond(l)))
         throw new Error('a timestamp finer than a millisecond is not supported in rules');
       if (op === '-' && l instanceof Date && r instanceof Date) cel.timestampDifference(l, r);
-      return cels(l, r, ...rest);
+      return inRange(cels(l, r, x, y));
     };
   }
 }

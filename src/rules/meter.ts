@@ -29,24 +29,28 @@ interface Meter {
 
 let current: Meter | undefined;
 
-/** A value no CEL int or timestamp can be: an error, as CEL raises it. */
-function outOfRange(v: unknown): boolean {
-  if (typeof v === 'bigint') return v > INT_MAX || v < INT_MIN;
+/** A timestamp or duration out of CEL's range: an error, as CEL raises it. (Only arithmetic and duration() make
+ *  them: harden.ts checks there, not at every node.) */
+function outOfTimeRange(v: unknown): string | undefined {
   if (v instanceof Date) {
     const t = v.getTime();
-    return !(t >= TIME_MIN && t <= TIME_MAX);
+    return t >= TIME_MIN && t <= TIME_MAX ? undefined : 'timestamp out of range';
   }
   if (v instanceof Duration) {
     const s = BigInt(v.seconds);
-    return s > DURATION_MAX || s < -DURATION_MAX;
+    return s > DURATION_MAX || s < -DURATION_MAX ? 'duration out of range' : undefined;
   }
-  return false;
+  return undefined;
 }
 
-function rangeError(v: unknown): Error {
-  const what = typeof v === 'bigint' ? 'integer overflow' : v instanceof Date ? 'timestamp' : 'duration';
-  return new Error(what === 'integer overflow' ? what : `${what} out of range`);
+/** `v`, unless it is a timestamp or duration outside CEL's range. */
+export function inRange<T>(v: T): T {
+  const out = outOfTimeRange(v);
+  if (out) throw new Error(out);
+  return v;
 }
+
+const intOutOfRange = (v: unknown) => typeof v === 'bigint' && (v > INT_MAX || v < INT_MIN);
 
 /** Called when the steps reach `next`: stop at the budget or the deadline, else look again later. */
 function tick(m: Meter): void {
@@ -89,27 +93,28 @@ function install(): void {
     if (m !== undefined && ++m.steps > m.next) tick(m);
     const v = ast.evaluate(this, ast, ctx);
     // A literal is let through: `-9223372036854775808` is the negation of a literal one past the range.
-    if (typeof v !== 'string' && typeof v !== 'boolean' && outOfRange(v) && ast.op !== 'value') throw rangeError(v);
+    if (typeof v === 'bigint' && (v > INT_MAX || v < INT_MIN) && ast.op !== 'value')
+      throw new Error('integer overflow');
     return v;
   };
 }
 
 /**
- * `evaluate()` counted against the budget and the deadline (epoch ms). Throws EvaluationStopped when either is
+ * `evaluate(arg)` counted against the budget and the deadline (epoch ms). Throws EvaluationStopped when either is
  * passed, whatever the expression made of the errors it met on the way; an int or timestamp result out of CEL's
  * range is an error too.
  */
-export function metered<T>(deadlineAt: number, evaluate: () => T): T {
+export function metered<A, T>(deadlineAt: number, evaluate: (arg: A) => T, arg: A): T {
   install();
   // The clock is first looked at after CLOCK_EVERY steps: the caller looks at it before each evaluation.
   const m: Meter = { steps: 0, next: CLOCK_EVERY, deadlineAt };
   const outer = current;
   current = m;
   try {
-    const v = evaluate();
+    const v = evaluate(arg);
     if (m.stopped) throw m.stopped;
-    if (outOfRange(v)) throw rangeError(v);
-    return v;
+    if (intOutOfRange(v)) throw new Error('integer overflow');
+    return inRange(v);
   } catch (e) {
     throw m.stopped ?? e;
   } finally {

@@ -3,12 +3,12 @@
 // with a double, `in` by that equality, a list indexed by a uint, a timestamp's getters in a time zone (an IANA name
 // or an offset), a duration's getMilliseconds, string() of bytes that are not UTF-8, and timestamps that would lose
 // sub-millisecond digits (cel-js keeps a timestamp as a JavaScript Date).
-import { Environment, Optional } from '@marcbachmann/cel-js';
+import { Optional } from '@marcbachmann/cel-js';
+import { Duration as CelDuration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
 
-const probe = new Environment();
-/** cel-js's classes of uint and duration values (not exported by it). */
-export const UInt = (probe.evaluate('1u') as object).constructor as new (v: bigint) => { value: bigint | number };
-export const Duration = (probe.evaluate("duration('1s')") as object).constructor as new (
+/** cel-js's classes of uint and duration values. */
+export const UInt = UnsignedInt as unknown as new (v: bigint) => { value: bigint | number };
+export const Duration = CelDuration as unknown as new (
   s: bigint,
   n: number,
 ) => { seconds: bigint | number; nanos: number };
