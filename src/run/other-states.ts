@@ -8,10 +8,17 @@ import { State } from '../state/state.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 
-/** How many resources a state file records; undefined when it cannot be read as one. */
-function recorded(file: string): number | undefined {
+/**
+ * How many resources a state file records, where it may hold this environment's: undefined when it cannot be read
+ * as one, was moved by state migrate (a backup: its resources are another state's), or is the state of another
+ * environment this configuration has (that environment's, in use: moving it here would make two owners).
+ */
+function recorded(file: string, opts: RunOptions): number | undefined {
   try {
-    return Object.keys(State.load(file).data.resources).length;
+    const { data } = State.load(file);
+    const env = data.platform?.environment;
+    if (data.moved_to || (env && env !== opts.envName && opts.project?.environments?.[env])) return undefined;
+    return Object.keys(data.resources).length;
   } catch {
     return undefined;
   }
@@ -37,7 +44,7 @@ export function otherStates(opts: RunOptions, io: Io): string[] {
   const shown: string[] = [];
   for (const file of [...files].sort()) {
     if (file === here) continue;
-    const n = recorded(file);
+    const n = recorded(file, opts);
     if (n) shown.push(`${relative(io.cwd, file) || file} (${n} resource${n === 1 ? '' : 's'})`);
   }
   if (opts.state.kind === 'file') {

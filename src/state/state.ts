@@ -45,8 +45,20 @@ export interface StateData {
   configuration?: string;
   /** the platform it belongs to, recorded by its first run: a run against another one is refused */
   platform?: Platform;
+  /** `state migrate` moved it there: kept as a backup, never used or moved again (its ids are the new state's) */
+  moved_to?: MovedTo;
   resources: Record<string, StateEntry>;
 }
+
+/** Where a migrated state went: the state (a file's absolute path, or the database as shown) and its environment. */
+export interface MovedTo {
+  state: string;
+  environment: string;
+  at: string;
+}
+
+/** How a moved state names where it went, for a message. */
+export const movedText = (m: MovedTo) => `${m.state}, environment ${m.environment}, at ${m.at}`;
 
 /** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
 export function parseState(text: string | undefined, label: string): StateData {
@@ -128,6 +140,13 @@ export class State {
    * re-create of everything the state knows.
    */
   bindTo(platform: Platform, configuration: string): string | undefined {
+    const moved = this.data.moved_to;
+    if (moved) {
+      throw new UserError(
+        `the state ${this.where} was moved by tapedeck state migrate to ${movedText(moved)}: it is kept as a backup, and its resources are that state's now; nothing was read or written (use that environment's state)`,
+        { code: 'E_STATE_MISMATCH' },
+      );
+    }
     const note = this.bindConfiguration(configuration);
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {
