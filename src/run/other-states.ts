@@ -24,11 +24,9 @@ function recorded(file: string, opts: RunOptions): number | undefined {
   }
 }
 
-/**
- * The other states in sight, as shown: every state file in DIR/.tapedeck and every file the project's environments
- * name that records resources (with how many), and a database configured but not used by this run (never opened).
- */
-export function otherStates(opts: RunOptions, io: Io): string[] {
+/** The state files of this configuration other than the one in use (DIR/.tapedeck, the environments' files), and
+ *  the database URLs its environments name. */
+export function statesInSight(opts: RunOptions): { files: string[]; urls: string[] } {
   const here = opts.state.kind === 'file' ? resolve(opts.state.path) : undefined;
   const files = new Set<string>();
   const folder = join(opts.dir, '.tapedeck');
@@ -40,10 +38,18 @@ export function otherStates(opts: RunOptions, io: Io): string[] {
     if (isPostgresUrl(env.state) || env.state.startsWith('${env.')) urls.push(env.state);
     else files.add(resolve(opts.dir, env.state));
   }
+  return { files: [...files].filter((f) => f !== here).sort(), urls };
+}
+
+/**
+ * The other states in sight, as shown: every state file in DIR/.tapedeck and every file the project's environments
+ * name that records resources (with how many), and a database configured but not used by this run (never opened).
+ */
+export function otherStates(opts: RunOptions, io: Io): string[] {
+  const { files, urls } = statesInSight(opts);
   if (io.env.TAPEDECK_STATE_URL) urls.push(io.env.TAPEDECK_STATE_URL);
   const shown: string[] = [];
-  for (const file of [...files].sort()) {
-    if (file === here) continue;
+  for (const file of files) {
     const n = recorded(file, opts);
     if (n) shown.push(`${relative(io.cwd, file) || file} (${n} resource${n === 1 ? '' : 's'})`);
   }

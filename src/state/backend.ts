@@ -6,6 +6,7 @@ import { tapedeckVersion } from '../version.js';
 import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './state.js';
+import type { Owned } from './postgres-owners.js';
 import type { Allowance } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
@@ -73,6 +74,8 @@ export interface StateBackend {
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */
   version(serial: number): Promise<string | undefined>;
+  /** Who else manages these ids, where the backend records it (a database's owners table; a file keeps none). */
+  ownersElsewhere?(ids: Array<{ kind: string; id: string }>): Promise<Owned[]>;
   /** Releases the lock (if held) and the connection. */
   close(): Promise<void>;
 }
