@@ -144,6 +144,10 @@ export function describe(e: ErrorObject, hidden = false): { pointer: string; mes
         pointer: e.instancePath,
         message: `${at}: ${shown()} does not match ${(e.params as { pattern: string }).pattern}`,
       };
+    case 'not':
+      if (e.parentSchema?.['x-message'])
+        return { pointer: e.instancePath, message: `${at}: ${String(e.parentSchema['x-message'])}` };
+      return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
     default:
       return { pointer: e.instancePath, message: `${at}: ${e.message ?? 'invalid'}` };
   }
