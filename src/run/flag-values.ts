@@ -7,7 +7,7 @@ import { formatIssue } from '../report/text.js';
 import { isObject } from '../schema/values.js';
 import type { Issue } from '../types.js';
 import { readBounded } from '../util/files.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 
 export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
   if (raw === undefined) return fallback;

@@ -6,7 +6,7 @@ import { FORMATS, renderers, type Format, type IssueFormat } from '../report/for
 import { alreadyPrinted, Reported, TapedeckError, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc } from '../types.js';
 import { parseAllowances } from '../rules/allow.js';

@@ -12,7 +12,7 @@ import type { Plan } from '../types.js';
 import { mergeAllowances } from '../rules/allow.js';
 import { loadConfiguration } from './check.js';
 import { guardPlan } from './guardrails.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 import { baseUrl, makeClient, readAndPlan, type Planned } from './pipeline.js';
 import { planConfigurationHash, selectTargets } from './targets.js';
