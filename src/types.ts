@@ -306,6 +306,8 @@ export interface ApplyResult {
   summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
   /** the denials let through by --allow (and by the saved plan's allowances), with their reasons */
   allowances?: Allowance[];
+  /** the change windows lifted by --override-window, with their reasons */
+  overrides?: WindowOverride[];
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.
@@ -322,4 +324,6 @@ export interface Io {
   secret?(value: string): void;
   /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
   mask?(text: string): string;
+  /** the clock change windows and the rules' `now` read (tests and rehearsals give their own); absent: Date */
+  now?(): Date;
 }

@@ -27,7 +27,7 @@ export function guardPlan(
   let byAddress: Map<string, Document> | undefined;
   const report = checkRules(plans.shown, config.rules, {
     environment: opts.envName,
-    now: new Date(),
+    now: opts.now ?? opts.clock(),
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,

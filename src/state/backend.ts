@@ -6,7 +6,7 @@ import { tapedeckVersion } from '../version.js';
 import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './state.js';
-import type { Allowance } from '../types.js';
+import type { WindowOverride, Allowance } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -24,6 +24,8 @@ export interface WriteInfo {
   configurationHash?: string;
   /** the guardrail denials an apply let through (--allow RULE=REASON) */
   allowances?: Allowance[];
+  /** the change windows an apply overrode (--override-window NAME=REASON) */
+  overrides?: WindowOverride[];
 }
 
 /** Who writes, recorded with every version in the history and with the lock. */

@@ -28,19 +28,36 @@ function holdsAt(c: Change, guarding: Window[], ctx: WindowContext, at: Date): W
       const open = openAt(w.schedule, at);
       if (open) {
         const until = closesAfter(w.schedule, at);
-        found.push({ window: w.name, kind: 'deny', reason: `open since ${iso(open.start)}`, until: until ? iso(until) : null });
+        found.push({
+          window: w.name,
+          kind: 'deny',
+          reason: `open since ${iso(open.start)}`,
+          until: until ? iso(until) : null,
+        });
       }
     } else if (w.live) {
       for (const id of c.live_events ?? []) {
         const live = liveness(ctx.events.get(id), id, w.live, at);
-        if (live) found.push({ window: w.name, kind: 'deny', reason: live.reason, until: live.until ? iso(live.until) : null, event: id });
+        if (live)
+          found.push({
+            window: w.name,
+            kind: 'deny',
+            reason: live.reason,
+            until: live.until ? iso(live.until) : null,
+            event: id,
+          });
       }
     }
   }
   if (allows.length && !allows.some((w) => w.schedule && openAt(w.schedule, at))) {
     for (const w of allows) {
       const next = w.schedule && opensAfter(w.schedule, at);
-      found.push({ window: w.name, kind: 'allow', reason: 'closed: a change it guards waits for it to open', until: next ? iso(next) : null });
+      found.push({
+        window: w.name,
+        kind: 'allow',
+        reason: 'closed: a change it guards waits for it to open',
+        until: next ? iso(next) : null,
+      });
     }
   }
   return found;
@@ -52,7 +69,9 @@ const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, 'Z');
 function lifted(found: WindowFinding[], overridden: ReadonlyMap<string, string>): boolean {
   const denies = found.filter((f) => f.kind === 'deny');
   const allows = found.filter((f) => f.kind === 'allow');
-  return denies.every((f) => overridden.has(f.window)) && (!allows.length || allows.some((f) => overridden.has(f.window)));
+  return (
+    denies.every((f) => overridden.has(f.window)) && (!allows.length || allows.some((f) => overridden.has(f.window)))
+  );
 }
 
 /** The first time from `now` at which no window holds the change: null where that is not known (a live status,
@@ -75,7 +94,11 @@ function nextAllowed(c: Change, guarding: Window[], ctx: WindowContext, found: W
 
 /** The windows' verdict on every write of the plan at `ctx.now`: the changes they hold, each with the windows that
  *  hold it (overridden or not) and when it may go next. */
-export function checkWindows(changes: readonly Change[], windows: readonly Window[], ctx: WindowContext): WindowsReport {
+export function checkWindows(
+  changes: readonly Change[],
+  windows: readonly Window[],
+  ctx: WindowContext,
+): WindowsReport {
   const overridden = new Map(ctx.overrides.map((o) => [o.window, o.reason]));
   const held: WindowsReport['changes'] = [];
   for (const c of changes) {
@@ -101,6 +124,7 @@ export function heldAddresses(report: WindowsReport | undefined, changes: readon
   const out = new Set((report?.changes ?? []).filter((c) => c.held).map((c) => c.address));
   if (!out.size) return out;
   // Changes are in apply order: what one waits on comes before it, so one pass carries the hold along.
-  for (const c of changes) if ([...(c.depends_on ?? []), ...(c.requires ?? [])].some((a) => out.has(a))) out.add(c.address);
+  for (const c of changes)
+    if ([...(c.depends_on ?? []), ...(c.requires ?? [])].some((a) => out.has(a))) out.add(c.address);
   return out;
 }

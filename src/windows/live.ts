@@ -41,5 +41,8 @@ export function liveness(
   const from = start - rule.beforeMs;
   const until = start + rule.eventMs + rule.afterMs;
   if (at.getTime() < from || at.getTime() >= until) return undefined;
-  return { reason: `${name} starts at ${read.start_time}: live from ${new Date(from).toISOString()}`, until: new Date(until) };
+  return {
+    reason: `${name} starts at ${read.start_time}: live from ${new Date(from).toISOString()}`,
+    until: new Date(until),
+  };
 }

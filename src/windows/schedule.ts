@@ -1,6 +1,13 @@
 // When a scheduled change window is open: a cron schedule read in an IANA time zone (croner does the calendar and
 // the DST gaps and repeats) and a duration from each start. Pure: every answer is for a time the caller gives.
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron } from 'croner';
+
+// croner is loaded only when a project file has a scheduled window: most runs have none (start-up time).
+const require = createRequire(import.meta.url);
+let CronClass: (new (...args: ConstructorParameters<typeof Cron>) => Cron) | undefined;
+const cronOf = (...args: ConstructorParameters<typeof Cron>): Cron =>
+  new (CronClass ??= (require('croner') as { Cron: NonNullable<typeof CronClass> }).Cron)(...args);
 
 /** A window's schedule, compiled: `cron` gives the starts, each open for `durationMs`. */
 export interface Schedule {
@@ -29,7 +36,7 @@ export function scheduleProblem(schedule: string, timeZone: string | undefined):
 /** The schedule in `timeZone` (UTC without one); throws on a bad pattern (scheduleProblem says why first). */
 export function compile(schedule: string, timeZone: string | undefined, durationMs: number): Schedule {
   // 5-part: minutes are the finest grain; legacy day-of-month OR day-of-week, as Vixie cron and Argo CD read it.
-  const cron = new Cron(schedule, { paused: true, mode: '5-part', timezone: timeZone ?? 'UTC', legacyMode: true });
+  const cron = cronOf(schedule, { paused: true, mode: '5-part', timezone: timeZone ?? 'UTC', legacyMode: true });
   return { cron, durationMs };
 }
 

@@ -11,7 +11,12 @@ import { compile, scheduleProblem, type Schedule } from './schedule.js';
 export const WINDOW_ACTIONS = ['create', 'update', 'replace', 'restore'] as const;
 
 /** The event statuses that make an event live by default, whatever its start time. */
-export const LIVE_STATUSES = ['EVENT_STATUS_STARTED', 'EVENT_STATUS_PAUSED', 'EVENT_STATUS_DELAYED', 'EVENT_STATUS_SUSPENDED'];
+export const LIVE_STATUSES = [
+  'EVENT_STATUS_STARTED',
+  'EVENT_STATUS_PAUSED',
+  'EVENT_STATUS_DELAYED',
+  'EVENT_STATUS_SUSPENDED',
+];
 
 /** A window as written (schemas/project.schema.json, `windows`). */
 export interface WindowSpec {
@@ -49,8 +54,9 @@ const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]
 export interface MatchVocabulary {
   kinds: readonly string[];
   environments: readonly string[];
-  /** every address a document or the state knows in this environment (for the address globs) */
-  addresses: () => readonly string[];
+  /** the documents' addresses in this environment, for a warning on an address glob matching none (absent: not
+   *  checked, as when the project file is read before the documents) */
+  addresses?: () => readonly string[];
 }
 
 /** The project file's windows, compiled, or the located issues that stop them. */
@@ -66,8 +72,14 @@ export function readWindows(
     const at = (field?: string): Pos | undefined =>
       source ? nearestPos(source, `/windows/${i}${field ? `/${field}` : ''}`) : undefined;
     const problem = (field: string | undefined, message: string, severity: Issue['severity'] = 'error') =>
-      issues.push({ file: source?.file ?? 'tapedeck.yaml', pos: at(field), message: `windows[${i}] ${spec.name}: ${message}`, severity });
-    if (names.has(spec.name)) problem('name', 'a window of that name is defined already: names are what --override-window names');
+      issues.push({
+        file: source?.file ?? 'tapedeck.yaml',
+        pos: at(field),
+        message: `windows[${i}] ${spec.name}: ${message}`,
+        severity,
+      });
+    if (names.has(spec.name))
+      problem('name', 'a window of that name is defined already: names are what --override-window names');
     names.add(spec.name);
     const errors = () => issues.filter((x) => x.severity === 'error').length;
     const before = errors();
@@ -91,9 +103,11 @@ function durationOf(spec: WindowSpec, field: 'duration' | 'before' | 'after' | '
 function compileOne(spec: WindowSpec, problem: Problem): Window | undefined {
   const base = { name: spec.name, kind: spec.kind, overridable: spec.override !== false };
   if (spec.during === 'live_events') {
-    if (spec.kind !== 'deny') problem('kind', 'during: live_events is a deny window (kind: deny): a live event can only hold changes back');
+    if (spec.kind !== 'deny')
+      problem('kind', 'during: live_events is a deny window (kind: deny): a live event can only hold changes back');
     for (const f of ['schedule', 'time_zone', 'duration'] as const)
-      if (spec[f] !== undefined) problem(f, `${f} is for a scheduled window, not one during: live_events (it is open while an event is live)`);
+      if (spec[f] !== undefined)
+        problem(f, `${f} is for a scheduled window, not one during: live_events (it is open while an event is live)`);
     const live = {
       beforeMs: durationOf(spec, 'before', problem) ?? 0,
       afterMs: durationOf(spec, 'after', problem) ?? 0,
@@ -151,9 +165,14 @@ function checkMatch(spec: WindowSpec, vocabulary: MatchVocabulary, problem: Prob
       );
     }
   }
-  for (const [j, pattern] of (m.addresses ?? []).entries()) {
+  const addresses = vocabulary.addresses;
+  for (const [j, pattern] of (addresses ? (m.addresses ?? []) : []).entries()) {
     const g = glob(pattern);
-    if (!vocabulary.addresses().some((a) => g.test(a)))
-      problem(`match/addresses/${j}`, `match.addresses: ${JSON.stringify(pattern)} matches no document and no resource in the state`, 'warning');
+    if (!addresses!().some((a) => g.test(a)))
+      problem(
+        `match/addresses/${j}`,
+        `match.addresses: ${JSON.stringify(pattern)} matches no document and no resource in the state`,
+        'warning',
+      );
   }
 }

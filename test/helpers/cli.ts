@@ -14,7 +14,7 @@ export interface CliRun {
 /** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
 export async function runCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean },
+  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean; now?: () => Date },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -29,6 +29,7 @@ export async function runCli(
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
     ask: async () => opts.answer ?? '',
+    ...(opts.now ? { now: opts.now } : {}),
   });
   return { code, stdout, stderr };
 }

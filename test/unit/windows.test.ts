@@ -80,14 +80,19 @@ describe('a schedule is open from each start for its duration, in its time zone'
 });
 
 describe('what the windows hold', () => {
-  const deny = { name: 'saturday', kind: 'deny', schedule: '0 18 * * 6', time_zone: 'Europe/Berlin', duration: '4h' } as const;
+  const deny = {
+    name: 'saturday',
+    kind: 'deny',
+    schedule: '0 18 * * 6',
+    time_zone: 'Europe/Berlin',
+    duration: '4h',
+  } as const;
   const allow = { name: 'office', kind: 'allow', schedule: '0 9 * * 1-5', time_zone: 'UTC', duration: '8h' } as const;
-  const ctx = (now: string, overrides: { window: string; reason: string }[] = [], events = new Map<string, EventRead>()) => ({
-    environment: 'production',
-    now: at(now),
-    events,
-    overrides,
-  });
+  const ctx = (
+    now: string,
+    overrides: { window: string; reason: string }[] = [],
+    events = new Map<string, EventRead>(),
+  ) => ({ environment: 'production', now: at(now), events, overrides });
 
   it.each([
     // [windows, now, held?, next allowed]
@@ -97,9 +102,19 @@ describe('what the windows hold', () => {
     [[allow], '2026-12-07T10:00:00Z', false, undefined],
     [[allow], '2026-12-05T10:00:00Z', true, '2026-12-07T09:00:00Z'], // Saturday: next Monday
     // Overlap: an allow window open, a deny window open too: the deny wins.
-    [[allow, { ...deny, schedule: '0 10 * * 1', time_zone: 'UTC', duration: '1h' }], '2026-12-07T10:30:00Z', true, '2026-12-07T11:00:00Z'],
+    [
+      [allow, { ...deny, schedule: '0 10 * * 1', time_zone: 'UTC', duration: '1h' }],
+      '2026-12-07T10:30:00Z',
+      true,
+      '2026-12-07T11:00:00Z',
+    ],
     // The deny closes after the allow did: the next allowed time is the next allow opening.
-    [[allow, { ...deny, schedule: '0 16 * * 1', time_zone: 'UTC', duration: '2h' }], '2026-12-07T16:30:00Z', true, '2026-12-08T09:00:00Z'],
+    [
+      [allow, { ...deny, schedule: '0 16 * * 1', time_zone: 'UTC', duration: '2h' }],
+      '2026-12-07T16:30:00Z',
+      true,
+      '2026-12-08T09:00:00Z',
+    ],
   ] as const)('%#: at %s held %s, next %s', (specs, now, held, next) => {
     const report = checkWindows([change('Offer/season')], windows([...specs] as WindowSpec[]), ctx(now));
     const c = report.changes[0];
@@ -120,17 +135,29 @@ describe('what the windows hold', () => {
   });
 
   it('an override lifts a hold and is recorded; a window may forbid it', () => {
-    const report = checkWindows([change('Offer/season')], windows([deny]), ctx('2026-12-05T18:00:00Z', [{ window: 'saturday', reason: 'hotfix' }]));
+    const report = checkWindows(
+      [change('Offer/season')],
+      windows([deny]),
+      ctx('2026-12-05T18:00:00Z', [{ window: 'saturday', reason: 'hotfix' }]),
+    );
     expect(report.changes[0]).toMatchObject({ held: false, windows: [{ window: 'saturday', overridden: 'hotfix' }] });
     const strict = windows([{ ...deny, override: false }]);
     expect(strict[0].overridable).toBe(false);
   });
 
   it('a live event holds the writes linked to it, from its status or its start time; unread is live', () => {
-    const live = windows([{ name: 'matches', kind: 'deny', during: 'live_events', before: '2h', after: '30m', event_duration: '2h' }]);
+    const live = windows([
+      { name: 'matches', kind: 'deny', during: 'live_events', before: '2h', after: '30m', event_duration: '2h' },
+    ]);
     const events = new Map<string, EventRead>([
-      ['ev_started', { id: 'ev_started', title: 'Derby', status: 'EVENT_STATUS_STARTED', start_time: '2026-12-01T10:00:00Z' }],
-      ['ev_soon', { id: 'ev_soon', title: 'Final', status: 'EVENT_STATUS_SCHEDULED', start_time: '2026-12-05T19:00:00Z' }],
+      [
+        'ev_started',
+        { id: 'ev_started', title: 'Derby', status: 'EVENT_STATUS_STARTED', start_time: '2026-12-01T10:00:00Z' },
+      ],
+      [
+        'ev_soon',
+        { id: 'ev_soon', title: 'Final', status: 'EVENT_STATUS_SCHEDULED', start_time: '2026-12-05T19:00:00Z' },
+      ],
       ['ev_done', { id: 'ev_done', status: 'EVENT_STATUS_FINISHED', start_time: '2026-12-05T18:00:00Z' }],
       ['ev_broken', { error: 'HTTP 503' }],
       ['ev_gone', null],
@@ -158,8 +185,16 @@ describe('what the windows hold', () => {
   });
 
   it('what waits on a held change is held too', () => {
-    const changes = [change('Offer/season'), { ...change('Offer/child', 'create'), depends_on: ['Offer/season'] }, change('Offer/other')];
-    const report = checkWindows(changes, windows([{ ...deny, match: { addresses: ['Offer/season'] } }]), ctx('2026-12-05T18:00:00Z'));
+    const changes = [
+      change('Offer/season'),
+      { ...change('Offer/child', 'create'), depends_on: ['Offer/season'] },
+      change('Offer/other'),
+    ];
+    const report = checkWindows(
+      changes,
+      windows([{ ...deny, match: { addresses: ['Offer/season'] } }]),
+      ctx('2026-12-05T18:00:00Z'),
+    );
     expect([...heldAddresses(report, changes)]).toEqual(['Offer/season', 'Offer/child']);
   });
 });
@@ -172,9 +207,15 @@ describe('windows that could never work are located errors', () => {
     [{ name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1 hour' }, 'not a duration'],
     [{ name: 'w', kind: 'deny', schedule: '0 1 * * *' }, 'needs a schedule and a duration'],
     [{ name: 'w', kind: 'allow', during: 'live_events' }, 'is a deny window'],
-    [{ name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1h', match: { environments: ['prod'] } }, 'did you mean production'],
+    [
+      { name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1h', match: { environments: ['prod'] } },
+      'did you mean production',
+    ],
     [{ name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1h', match: { actions: ['upsert'] } }, 'never match'],
-    [{ name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1h', match: { kinds: ['Ofer'] } }, 'did you mean Offer'],
+    [
+      { name: 'w', kind: 'deny', schedule: '0 1 * * *', duration: '1h', match: { kinds: ['Ofer'] } },
+      'did you mean Offer',
+    ],
   ] as const)('%j: %s', (spec, message) => {
     const { issues } = readWindows([spec as WindowSpec], undefined, vocabulary);
     expect(issues.map((i) => i.message).join('\n')).toContain(message);
