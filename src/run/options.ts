@@ -11,10 +11,17 @@ import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
 import type { Window } from '../windows/spec.js';
 import { parseNow, parseOverrides, projectWindows } from './windows.js';
-import { parseAllowances } from '../rules/allow.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
-import { parseVars, positiveInt, readToken, readVarFile, refreshMode, type RefreshMode } from './flag-values.js';
+import {
+  parseVars,
+  positiveInt,
+  readAllowances,
+  readToken,
+  readVarFile,
+  refreshMode,
+  type RefreshMode,
+} from './flag-values.js';
 
 export { MAX_TOKEN_FILE_BYTES, parseVars, positiveInt, REFRESH_MODES, type RefreshMode } from './flag-values.js';
 
@@ -41,6 +48,8 @@ export interface CommonFlags {
   target?: string[];
   /** plan/apply: RULE=REASON, a guardrail's denial let through */
   allow?: string[];
+  /** plan/apply: files of RULE=REASON lines (a reviewed list of allowances) */
+  allowFile?: string[];
   /** plan/apply: read every document (full), or only those changed since the last apply */
   refresh?: string;
   /** plan/apply: NAME=REASON, a change window's hold lifted */
@@ -88,7 +97,7 @@ export interface RunOptions {
   project?: Project;
   /** the project file as parsed: where its rules stand */
   projectSource?: SourceDoc;
-  /** --allow RULE=REASON: denials let through, and why */
+  /** --allow RULE=REASON and --allow-file's lines: denials let through, and why (only ever the command line's) */
   allow: Allowance[];
   /** tapedeck.yaml's change windows, compiled */
   windows: Window[];
@@ -221,7 +230,7 @@ export function buildOptions(
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
-  const allow = check(() => parseAllowances(f.allow)) ?? [];
+  const allow = check(() => readAllowances(f.allow, f.allowFile, io.cwd)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // Windows that cannot work are located errors of the project file, as its schema's are.
   const compiled = issues.length ? { windows: [], issues: [] } : projectWindows(project, projectSource, registry);
