@@ -250,7 +250,13 @@ export interface WindowsReport {
   /** how many windows were checked */
   checked: number;
   /** every write some window holds, or held before an override */
-  changes: Array<{ address: string; action: string; held: boolean; next_allowed: string | null; windows: WindowFinding[] }>;
+  changes: Array<{
+    address: string;
+    action: string;
+    held: boolean;
+    next_allowed: string | null;
+    windows: WindowFinding[];
+  }>;
   overrides: WindowOverride[];
 }
 
@@ -310,6 +316,13 @@ export interface ApplyResult {
   overrides?: WindowOverride[];
 }
 
+/** The time a run reads and waits on: the system's (util/clock.ts), or one a test gives. */
+export interface Clock {
+  now(): Date;
+  /** done after `ms` of this clock's time, or at once when cancelled */
+  timer(ms: number): { done: Promise<void>; cancel(): void };
+}
+
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.
 export interface Io {
   out(text: string): void;
@@ -324,6 +337,7 @@ export interface Io {
   secret?(value: string): void;
   /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
   mask?(text: string): string;
-  /** the clock change windows and the rules' `now` read (tests and rehearsals give their own); absent: Date */
-  now?(): Date;
+  /** the clock change windows, the rules' `now` and the agent's schedule read (tests give their own); absent:
+   *  the system's */
+  clock?: Clock;
 }

@@ -27,6 +27,8 @@ export interface RunReport {
   /** what the plan would change (create, update, release, ...), by address */
   changes?: { address: string; action: string }[];
   applied?: ApplyResult['summary'];
+  /** changes a change window holds back now (applied in the first run after it closes), by address */
+  held?: { address: string; action: string; windows: string[]; next_allowed: string | null }[];
   /** applied changes that did not go through, by address */
   failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
   error?: string;
@@ -61,7 +63,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
   const keep = (t: string) => {
     for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
   };
-  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
+  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask, clock: io.clock };
 }
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
@@ -89,6 +91,24 @@ function problems(input: RunInput, io: Io, details: string[]): { message: string
     if (e instanceof UserError) return { message: e.line(), code: e.code };
     throw e;
   }
+}
+
+/** The changes the plan's windows hold (apply checks them again when it writes, and records that verdict). */
+function heldOf(plan: Plan): RunReport['held'] {
+  const held = (plan.windows?.changes ?? []).filter((c) => c.held);
+  if (!held.length) return undefined;
+  return held.map((c) => ({
+    address: c.address,
+    action: c.action,
+    windows: [...new Set(c.windows.filter((f) => !f.overridden).map((f) => f.window))],
+    next_allowed: c.next_allowed,
+  }));
+}
+
+/** When the first held change may go: the agent runs then rather than at its next interval. */
+export function heldUntil(r: RunReport): Date | undefined {
+  const times = (r.held ?? []).flatMap((h) => (h.next_allowed ? [Date.parse(h.next_allowed)] : []));
+  return times.length ? new Date(Math.min(...times)) : undefined;
 }
 
 export async function reconcile(input: RunInput): Promise<RunReport> {
@@ -140,17 +160,20 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       report.changes = plan.changes
         .filter((c) => c.action !== 'noop')
         .map((c) => ({ address: c.address, action: c.action }));
+      report.held = heldOf(plan);
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
+        // A change a window holds waits for it, as planned: not a failure.
         report.failures = result.results
-          .filter((r) => r.outcome !== 'applied')
+          .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
           .map((r) => ({
             address: r.address,
             outcome: r.outcome,
             ...(r.error ? { error: r.error } : {}),
             ...(r.error_code ? { error_code: r.error_code } : {}),
           }));
+        report.held = heldOf(plan);
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
           const [first] = report.failures;
           const why = first.error ?? first.outcome;

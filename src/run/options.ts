@@ -11,6 +11,7 @@ import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
 import type { Window } from '../windows/spec.js';
 import { parseNow, parseOverrides, projectWindows } from './windows.js';
+import { systemClock } from '../util/clock.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
 import {
@@ -290,7 +291,7 @@ export function buildOptions(
     overrides,
     ...(now ? { now } : {}),
     allOrNothing: !!f.allOrNothing,
-    clock: io.now ?? (() => new Date()),
+    clock: () => (io.clock ?? systemClock).now(),
     token: () => readToken(f.tokenFile, io),
     tokenSource: f.tokenFile ? `the token file ${f.tokenFile}` : 'TAPEDECK_TOKEN',
   };

@@ -16,7 +16,7 @@ import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
 import { guardPlan, refuseDenied } from './guardrails.js';
-import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './windows.js';
+import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './window-check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
+import { systemClock } from '../../src/util/clock.js';
 import { tempDir } from './tmp.js';
 
 export interface CliRun {
@@ -29,7 +30,7 @@ export async function runCli(
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
     ask: async () => opts.answer ?? '',
-    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.now ? { clock: { ...systemClock, now: opts.now } } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -15,7 +15,7 @@ import { buildOptions, type CommonFlags, type RunOptions } from '../../run/optio
 import { deniedError, denialLines } from '../../run/guardrails.js';
 import { applyPlanned, makePlan } from '../../run/pipeline.js';
 import { remakeSaved } from '../../run/saved-apply.js';
-import { windowCheck, windowPlan } from '../../run/windows.js';
+import { windowCheck, windowPlan } from '../../run/window-check.js';
 import { stateShown, withStateLock } from '../../run/state-access.js';
 import { planRenderOptions } from './plan.js';
 
