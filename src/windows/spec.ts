@@ -3,7 +3,7 @@
 // guards. The rules of what a window does are in evaluate.ts.
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { parseDuration } from '../util/duration.js';
-import { closest } from '../validate/schema.js';
+import { closest } from '../schema/spelling.js';
 import { nearestPos } from '../validate/locate.js';
 import { compile, scheduleProblem, type Schedule } from './schedule.js';
 
