@@ -50,6 +50,8 @@ export interface HistoryEntry {
   writes: number;
   /** the guardrail denials the apply let through, with their reasons (null: none) */
   allowances: Allowance[] | null;
+  /** the change windows the apply overrode, with their reasons (null: none) */
+  overrides?: WindowOverride[] | null;
 }
 
 export interface StateBackend {
