@@ -47,7 +47,8 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     emu = await emulator();
     const dir = testdir({
       'a.yaml': [offer('a')],
-      'tapedeck.yaml': 'version: 1\nwindows:\n  - name: freeze\n    kind: deny\n    schedule: "0 0 * * *"\n    duration: 1d\n',
+      'tapedeck.yaml':
+        'version: 1\nwindows:\n  - name: freeze\n    kind: deny\n    schedule: "0 0 * * *"\n    duration: 1d\n',
     });
     const env = { TAPEDECK_STATE_URL: pg.url(fresh()), TAPEDECK_ACTOR: 'alice' };
     const args = ['apply', ...against(emu.url, dir), '--yes', '--override-window', 'freeze=hotfix INC-9'];
