@@ -1,8 +1,7 @@
 // The change windows' verdict as each format shows it, in a plan: which change waits, for which window, why, and
 // when it may go; what was overridden and why. Decides nothing (src/windows/ does).
 import type { WindowFinding, WindowsReport } from '../types.js';
-import { code } from './issues.js';
-import { escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
+import { codeCell as code, escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
 import { noStyle, type Style } from './style.js';
 
 type Entry = WindowsReport['changes'][number];
