@@ -1,13 +1,11 @@
 // Where a state lives: a file (the default, for one machine) or a PostgreSQL database (shared by every runner). The
-// engine sees a State; only this interface knows which. The database's module (and `pg`) loads only when a
-// location is a database URL, so every other run starts as fast as before.
+// engine sees a State; only this interface knows which (open.ts opens one).
 import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
-import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
-import type { StateData } from './state.js';
+import type { StateData } from './data.js';
 import type { Owned } from './postgres-owners.js';
-import type { Allowance } from '../types.js';
+import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -25,6 +23,8 @@ export interface WriteInfo {
   configurationHash?: string;
   /** the guardrail denials an apply let through (--allow RULE=REASON) */
   allowances?: Allowance[];
+  /** the change windows an apply overrode (--override-window NAME=REASON) */
+  overrides?: WindowOverride[];
 }
 
 /** Who writes, recorded with every version in the history and with the lock. */
@@ -49,6 +49,8 @@ export interface HistoryEntry {
   writes: number;
   /** the guardrail denials the apply let through, with their reasons (null: none) */
   allowances: Allowance[] | null;
+  /** the change windows the apply overrode, with their reasons (null: none) */
+  overrides?: WindowOverride[] | null;
 }
 
 export interface StateBackend {
@@ -106,10 +108,4 @@ export interface BackendContext {
   writer: Writer;
   /** how long connecting may take */
   timeoutMs: number;
-}
-
-export async function openBackend(location: StateLocation, ctx: BackendContext): Promise<StateBackend> {
-  if (location.kind === 'file') return new FileBackend(location.path);
-  const { PostgresBackend } = await import('./postgres.js');
-  return new PostgresBackend(location.pg, ctx);
 }

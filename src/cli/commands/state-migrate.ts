@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import { openBackend, writerOf, type StateLocation } from '../../state/backend.js';
+import { writerOf, type StateLocation } from '../../state/backend.js';
+import { openBackend } from '../../state/open.js';
 import { movedText, parseState, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type RunOptions } from '../../run/options.js';
