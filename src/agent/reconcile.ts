@@ -9,33 +9,12 @@ import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { ApplyResult, Io, Plan } from '../types.js';
+import type { Io, Plan } from '../types.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
-import type { RunResult } from './metrics.js';
+import type { RunReport } from './run-report.js';
 
-export interface RunReport {
-  result: RunResult;
-  /** the commit planned (the last good one), if any */
-  commit?: string;
-  /** a new commit that failed its checks in this run */
-  rejected?: string;
-  refresh: 'full' | 'changed';
-  /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
-  notRead?: number;
-  summary?: Plan['summary'];
-  /** what the plan would change (create, update, release, ...), by address */
-  changes?: { address: string; action: string }[];
-  applied?: ApplyResult['summary'];
-  /** applied changes that did not go through, by address */
-  failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
-  error?: string;
-  /** the stable code of `error` (docs/errors.md), as the CLI's JSON output gives it */
-  errorCode?: ErrorCode;
-  /** the run's messages (document issues, platform failures), as `plan` would have printed them */
-  details: string[];
-  requests: { reads: number; writes: number; throttled: number };
-}
+export type { RunReport };
 
 /** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */
 export interface Commits {
@@ -61,7 +40,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
   const keep = (t: string) => {
     for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
   };
-  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
+  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask, clock: io.clock };
 }
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
@@ -91,6 +70,24 @@ function problems(input: RunInput, io: Io, details: string[]): { message: string
     if (e instanceof UserError) return { message: e.line(), code: e.code };
     throw e;
   }
+}
+
+/** The changes the plan's windows hold (apply checks them again when it writes, and records that verdict). */
+function heldOf(plan: Plan): RunReport['held'] {
+  const held = (plan.windows?.changes ?? []).filter((c) => c.held);
+  if (!held.length) return undefined;
+  return held.map((c) => ({
+    address: c.address,
+    action: c.action,
+    windows: [...new Set(c.windows.filter((f) => !f.overridden).map((f) => f.window))],
+    next_allowed: c.next_allowed,
+  }));
+}
+
+/** When the first held change may go: the agent runs then rather than at its next interval. */
+export function heldUntil(r: RunReport): Date | undefined {
+  const times = (r.held ?? []).flatMap((h) => (h.next_allowed ? [Date.parse(h.next_allowed)] : []));
+  return times.length ? new Date(Math.min(...times)) : undefined;
 }
 
 export async function reconcile(input: RunInput): Promise<RunReport> {
@@ -142,17 +139,20 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       report.changes = plan.changes
         .filter((c) => c.action !== 'noop')
         .map((c) => ({ address: c.address, action: c.action }));
+      report.held = heldOf(plan);
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
+        // A change a window holds waits for it, as planned: not a failure.
         report.failures = result.results
-          .filter((r) => r.outcome !== 'applied')
+          .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
           .map((r) => ({
             address: r.address,
             outcome: r.outcome,
             ...(r.error ? { error: r.error } : {}),
             ...(r.error_code ? { error_code: r.error_code } : {}),
           }));
+        report.held = heldOf(plan);
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
           const [first] = report.failures;
           const why = first.error ?? first.outcome;

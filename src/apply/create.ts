@@ -128,7 +128,7 @@ export function creator(
           throw new OutcomeUnknown(
             `${line(e)}: not found after ${attempt} attempts, but one may still take effect; the next plan looks again`,
           );
-        await client.clock.sleep(backoff(client.opts, attempt));
+        await client.clock.timer(backoff(client.opts, attempt)).done;
       }
     }
   };

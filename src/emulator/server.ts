@@ -9,7 +9,8 @@ import { toJson } from './json.js';
 import { RateLimits, type RateRule } from './rate-limit.js';
 import { findRoute, routes } from './routes.js';
 import { keyOf, Store } from './store.js';
-import { realClock, type Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export const MAX_BODY = 1024 * 1024;
 
@@ -150,12 +151,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 },
     limited: 0,
   };
-  const clock = opts.clock ?? realClock;
-  const callLog = new CallLog(opts.callLogSize, () => performance.timeOrigin + clock.now());
+  const clock = opts.clock ?? systemClock;
+  const callLog = new CallLog(opts.callLogSize, () => performance.timeOrigin + clock.ms());
   /** the real clock's wait never wakes early (sleepUntil); another clock's is its own */
   const waitUntil = (due: number) =>
-    clock === realClock ? sleepUntil(due) : clock.sleep(Math.max(0, due - clock.now()));
-  let limits = new RateLimits(opts.rateLimits ?? [], () => clock.now());
+    clock === systemClock ? sleepUntil(due) : clock.timer(Math.max(0, due - clock.ms())).done;
+  let limits = new RateLimits(opts.rateLimits ?? [], () => clock.ms());
 
   /**
    * What to answer a request; the answer is sent (or the connection dropped) once the latency has passed.
@@ -236,7 +237,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
 
   const server = createServer((req, res) => {
-    const arrived = clock.now();
+    const arrived = clock.ms();
     // The request target as received; reading the log is not logged (it would fill the log it reads).
     const target = req.url ?? '/';
     const call = target.split('?')[0] === CALLS_PATH ? undefined : callLog.arrive(req.method ?? 'GET', target);
@@ -274,7 +275,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       latency = ms;
     },
     setRateLimits: (rules) => {
-      limits = new RateLimits(rules, () => clock.now());
+      limits = new RateLimits(rules, () => clock.ms());
     },
     close: () =>
       new Promise<void>((resolve) => {

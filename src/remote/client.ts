@@ -9,7 +9,8 @@ import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
 import { Abandoned, Transport, type Reply } from './transport.js';
 import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
-import { realClock, type Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -96,7 +97,7 @@ export class Client {
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
-    this.clock = opts.clock ?? realClock;
+    this.clock = opts.clock ?? systemClock;
     const { concurrency, maxRps, debug } = opts;
     this.limiter = new Limiter({ concurrency, maxRps, debug, clock: this.clock });
     this.transport = new Transport({ ...opts, clock: this.clock, onDeadline: () => this.limiter.abandonWaiting() });
@@ -112,7 +113,7 @@ export class Client {
    * answer was lost may have happened, and apply looks it up before sending it again.
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
-    const started = this.clock.now();
+    const started = this.clock.ms();
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
     const notStarted = () =>
@@ -125,7 +126,7 @@ export class Client {
         mayHaveApplied,
       );
     for (let attempt = 1; ; attempt++) {
-      if (this.opts.runDeadlineAt !== undefined && this.clock.now() >= this.opts.runDeadlineAt) throw notStarted();
+      if (this.opts.runDeadlineAt !== undefined && this.clock.ms() >= this.opts.runDeadlineAt) throw notStarted();
       let ticket: Ticket;
       try {
         ticket = await this.limiter.acquire(path);
@@ -149,8 +150,8 @@ export class Client {
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
       const pastDeadline =
-        this.clock.now() - started + wait > this.opts.deadlineMs ||
-        this.clock.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
+        this.clock.ms() - started + wait > this.opts.deadlineMs ||
+        this.clock.ms() + wait >= (this.opts.runDeadlineAt ?? Infinity);
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
@@ -167,21 +168,21 @@ export class Client {
       this.opts.debug?.(
         `retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`,
       );
-      await this.clock.sleep(Math.min(wait, MAX_TIMER_MS));
+      await this.clock.timer(Math.min(wait, MAX_TIMER_MS)).done;
     }
   }
 
   private async once(method: string, path: string, body: JsonObject | undefined, ticket: Ticket): Promise<Response> {
     if (method === 'GET') this.counts.reads++;
     else this.counts.writes++;
-    const t0 = this.clock.now();
+    const t0 = this.clock.ms();
     let reply: Reply;
     try {
       reply = await this.transport.exchange(method, path, body);
     } catch (e) {
       this.limiter.settle(ticket);
       const code = (e as { code?: string }).code ?? 'network_error';
-      this.opts.debug?.(`${method} ${path} -> ${code} (${Math.round(this.clock.now() - t0)} ms)`);
+      this.opts.debug?.(`${method} ${path} -> ${code} (${Math.round(this.clock.ms() - t0)} ms)`);
       // A write abandoned after it was sent may have taken effect all the same.
       if (e instanceof Abandoned)
         throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
@@ -211,7 +212,7 @@ export class Client {
       headers: reply.headers,
       retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
     });
-    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.now() - t0)} ms)`);
+    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.ms() - t0)} ms)`);
     let json: unknown = {};
     if (reply.text) {
       try {

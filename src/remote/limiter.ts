@@ -20,7 +20,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { EndpointRates } from './endpoint-rates.js';
 import { LearntRate } from './pace.js';
 import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
-import { realClock, type Clock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export interface LimiterOptions {
   /** the most requests on the wire */
@@ -82,8 +83,8 @@ export class Limiter {
 
   constructor(private readonly opts: LimiterOptions) {
     this.window = opts.concurrency;
-    this.clock = opts.clock ?? realClock;
-    this.now = () => this.clock.now();
+    this.clock = opts.clock ?? systemClock;
+    this.now = () => this.clock.ms();
   }
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */

@@ -6,7 +6,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { JsonObject } from '../schema/values.js';
 import { DEADLINE, TOO_LARGE } from './failures.js';
 import { MAX_TIMER_MS } from './quota.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 /** Why an exchange was abandoned by tapedeck itself (not by the network). */
 export class Abandoned extends Error {
@@ -72,7 +72,7 @@ export class Transport {
   private watchDeadline(): void {
     if (this.cancelDeadline || this.opts.runDeadlineAt === undefined) return;
     this.cancelDeadline = this.opts.clock.after(
-      Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - this.opts.clock.now())),
+      Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - this.opts.clock.ms())),
       () => {
         this.opts.onDeadline();
         for (const w of this.waiting)

@@ -27,9 +27,9 @@ export async function guardPlan(
   let byAddress: Map<string, Document> | undefined;
   const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
-    now: new Date(),
+    now: opts.now ?? opts.clock(),
     // The rules' budget is real time (epoch ms): the run's deadline, from its own clock.
-    deadlineAt: Date.now() + (opts.runDeadlineAt - opts.clock.now()),
+    deadlineAt: Date.now() + (opts.runDeadlineAt - opts.runClock.ms()),
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,

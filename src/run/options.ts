@@ -8,10 +8,13 @@ import { withOverrides, type Registry } from '../kinds/registry.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
 import type { Io } from '../types.js';
 import { parseTargets } from './targets.js';
-import type { Allowance, SourceDoc } from '../types.js';
+import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
+import type { Window } from '../windows/spec.js';
+import { parseNow, parseOverrides, projectWindows } from './windows.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
-import { realClock, type Clock } from '../util/clock.js';
 import {
   parseVars,
   positiveInt,
@@ -52,6 +55,12 @@ export interface CommonFlags {
   allowFile?: string[];
   /** plan/apply: read every document (full), or only those changed since the last apply */
   refresh?: string;
+  /** plan/apply: NAME=REASON, a change window's hold lifted */
+  overrideWindow?: string[];
+  /** plan/apply: the time the windows and the rules' `now` are checked for (RFC 3339), instead of the clock */
+  now?: string;
+  /** apply: write nothing when a window holds any change (default: apply what no window holds) */
+  allOrNothing?: boolean;
 }
 
 export interface RunOptions {
@@ -71,10 +80,10 @@ export interface RunOptions {
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
   deadlineMs: number;
-  /** the whole run's deadline, on `clock`: no request starts after it */
+  /** the whole run's deadline, on `runClock` (its ms()): no request starts after it */
   runDeadlineAt: number;
-  /** the run's clock (Io.clock, else the real one) */
-  clock: Clock;
+  /** the run's clock (Io.clock, else the system's), for the client's waits, pacing and deadlines */
+  runClock: Clock;
   insecureHttp: boolean;
   debug: boolean;
   /** stdout: text for people, markdown for pull-request comments, json for scripts (--json is --format json) */
@@ -95,6 +104,16 @@ export interface RunOptions {
   projectSource?: SourceDoc;
   /** --allow RULE=REASON and --allow-file's lines: denials let through, and why (only ever the command line's) */
   allow: Allowance[];
+  /** tapedeck.yaml's change windows, compiled */
+  windows: Window[];
+  /** --override-window NAME=REASON: windows' holds lifted, and why */
+  overrides: WindowOverride[];
+  /** --now: the time windows and rules are checked for; absent: the clock, read when they are checked */
+  now?: Date;
+  /** --all-or-nothing: a window holding any change stops the whole apply */
+  allOrNothing: boolean;
+  /** the run's clock (Io's, else the system's), read when windows and rules are checked */
+  clock: () => Date;
   /** read lazily: validate needs no token */
   token: () => string;
   /** where the token comes from, to name in a message (never its value) */
@@ -225,6 +244,11 @@ export function buildOptions(
   const targets = check(() => parseTargets(f.target)) ?? [];
   const allow = check(() => readAllowances(f.allow, f.allowFile, io.cwd)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
+  // Windows that cannot work are located errors of the project file, as its schema's are.
+  const compiled = issues.length ? { windows: [], issues: [] } : projectWindows(project, projectSource, registry);
+  issues.push(...compiled.issues.filter((i) => i.severity === 'error'));
+  const overrides = check(() => parseOverrides(f.overrideWindow, compiled.windows)) ?? [];
+  const now = check(() => parseNow(f.now));
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state =
     chosen &&
@@ -261,8 +285,8 @@ export function buildOptions(
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,
-    runDeadlineAt: (io.clock ?? realClock).now() + deadline * 1000,
-    clock: io.clock ?? realClock,
+    runDeadlineAt: (io.clock ?? systemClock).ms() + deadline * 1000,
+    runClock: io.clock ?? systemClock,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     ...output,
@@ -275,6 +299,11 @@ export function buildOptions(
     project,
     projectSource,
     allow,
+    windows: compiled.windows,
+    overrides,
+    ...(now ? { now } : {}),
+    allOrNothing: !!f.allOrNothing,
+    clock: () => (io.clock ?? systemClock).now(),
     token: () => readToken(token, io),
     tokenSource: token.shown,
   };

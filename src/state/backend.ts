@@ -1,12 +1,11 @@
 // Where a state lives: a file (the default, for one machine) or a PostgreSQL database (shared by every runner). The
-// engine sees a State; only this interface knows which. The database's module (and `pg`) loads only when a
-// location is a database URL, so every other run starts as fast as before.
+// engine sees a State; only this interface knows which (open.ts opens one).
 import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
-import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
-import type { StateData } from './state.js';
-import type { Allowance } from '../types.js';
+import type { StateData } from './data.js';
+import type { Owned } from './postgres-owners.js';
+import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -24,6 +23,8 @@ export interface WriteInfo {
   configurationHash?: string;
   /** the guardrail denials an apply let through (--allow RULE=REASON) */
   allowances?: Allowance[];
+  /** the change windows an apply overrode (--override-window NAME=REASON) */
+  overrides?: WindowOverride[];
 }
 
 /** Who writes, recorded with every version in the history and with the lock. */
@@ -48,6 +49,8 @@ export interface HistoryEntry {
   writes: number;
   /** the guardrail denials the apply let through, with their reasons (null: none) */
   allowances: Allowance[] | null;
+  /** the change windows the apply overrode, with their reasons (null: none) */
+  overrides?: WindowOverride[] | null;
 }
 
 export interface StateBackend {
@@ -73,6 +76,8 @@ export interface StateBackend {
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */
   version(serial: number): Promise<string | undefined>;
+  /** Who else manages these ids, where the backend records it (a database's owners table; a file keeps none). */
+  ownersElsewhere?(ids: Array<{ kind: string; id: string }>): Promise<Owned[]>;
   /** Releases the lock (if held) and the connection. */
   close(): Promise<void>;
 }
@@ -103,10 +108,4 @@ export interface BackendContext {
   writer: Writer;
   /** how long connecting may take */
   timeoutMs: number;
-}
-
-export async function openBackend(location: StateLocation, ctx: BackendContext): Promise<StateBackend> {
-  if (location.kind === 'file') return new FileBackend(location.path);
-  const { PostgresBackend } = await import('./postgres.js');
-  return new PostgresBackend(location.pg, ctx);
 }

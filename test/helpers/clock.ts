@@ -11,6 +11,9 @@ const QUIET_TURNS = 8;
 /** pending operations of these kinds are work in progress (a state file being written, a socket connecting) */
 const BUSY = /^(FSReq|GetAddrInfoReqWrap|GetNameInfoReqWrap|TCPConnectWrap|PipeConnectWrap|ShutdownWrap|WriteWrap)/;
 
+/** the wall time virtual clocks start from (when the test file loaded) */
+const START = Date.now();
+
 interface Timer {
   due: number;
   seq: number;
@@ -28,13 +31,26 @@ export class VirtualClock implements Clock {
   /** the virtual milliseconds jumped so far (what the waits would have cost) */
   skipped = 0;
 
-  now(): number {
+  /** the wall time: the real one when the clock was made, moved on by the same jumps */
+  now(): Date {
+    return new Date(START + this.ms());
+  }
+
+  ms(): number {
     this.activity++;
     return this.t;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.after(ms, resolve));
+  timer(ms: number): { done: Promise<void>; cancel(): void } {
+    let cancel!: () => void;
+    const done = new Promise<void>((resolve) => {
+      const drop = this.after(ms, resolve);
+      cancel = () => {
+        drop();
+        resolve();
+      };
+    });
+    return { done, cancel };
   }
 
   after(ms: number, fire: () => void, background = false): () => void {
