@@ -120,6 +120,17 @@ export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules:
   return { rules: compiled.rules, issues: [...issues, ...compiled.issues] };
 }
 
+/**
+ * Everything `validate` checks, nothing printed: the documents (files, variables, schemas, references, the project
+ * file as options read it) and the guardrail rules. The agent checks a new commit with this too, so a commit that
+ * validate rejects is never the one it follows.
+ */
+export async function checkConfiguration(opts: RunOptions, io: Io): Promise<Checked> {
+  const checked = checkDocuments(opts, io);
+  checked.issues.push(...(await checkRuleFiles(opts, io)).issues);
+  return checked;
+}
+
 /** What plan and apply work from: the documents and the rules, every issue of both printed together. */
 export interface Configuration extends Loaded {
   rules: CompiledRule[];

@@ -123,7 +123,7 @@ describe('tapedeck agent', () => {
     expect(status.commit).toBe(good);
     expect(status.last_error.message).toMatch(
       new RegExp(
-        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the documents; first: platform/offers.yaml:6:\\d+: `,
+        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the configuration; first: platform/offers.yaml:6:\\d+: `,
       ),
     );
     // The stable code of the error, as the CLI's JSON output gives it (docs/errors.md), in the status and the log.
@@ -137,6 +137,44 @@ describe('tapedeck agent', () => {
     const fixed = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     await until('offer B', () => titles(emu!).includes('B'));
     expect(await a.status()).toMatchObject({ commit: fixed, rejected_commit: null });
+  });
+
+  it('a commit whose rule does not compile is rejected as validate rejects it; drift against the good one is still corrected', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const good = repo.push({
+      'platform/offers.yaml': [offer('a', 'A')],
+      'platform/rules/p.yaml': '- name: low\n  expression: change.action != "release"\n',
+    });
+    const a = await agent(repo.bare, tempDir(), '--auto-apply', '--full-every', '1');
+    await until('offer A', () => titles(emu!).includes('A'));
+    // `chnage` is no variable: validate reports it at the expression's place.
+    const bad = repo.push({
+      'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
+      'platform/rules/p.yaml': '- name: low\n  expression: chnage.action != "release"\n',
+    });
+    const status = await until('the bad commit rejected', async () => {
+      const s = await a.status();
+      return s.rejected_commit === bad && s.last_error && s;
+    });
+    expect(status.commit).toBe(good);
+    expect(status.last_error).toMatchObject({ code: 'E_VALIDATION' });
+    expect(status.last_error.message).toMatch(
+      new RegExp(
+        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the configuration; first: platform/rules/p.yaml:2:15: rule low: expression: `,
+      ),
+    );
+    // The last good commit keeps being reconciled: drift made by hand is corrected, Offer/b never made.
+    const id = offers(emu).find((o) => o.name === 'A')!.id;
+    await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, {
+      offer_id: id,
+      offer: { name: 'By hand' },
+      update_mask: 'name',
+    });
+    await until('the drift corrected', () => titles(emu!).includes('A') && !titles(emu!).includes('By hand'));
+    expect(titles(emu)).toEqual(['A']);
+    expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
+    expect((await a.status()).last_run?.result).toBe('success');
   });
 
   it('a guardrail denial is respected: nothing written, the run reports it; a commit that drops the rule applies', async () => {
