@@ -2,8 +2,8 @@
 // rules), checked against schemas/rules.schema.json with located errors, names unique, kinds known. The CEL in them
 // is compiled by compile.ts, which loads the CEL library only when there are rules.
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { RULES_DIR } from '../load/files.js';
+import { join, relative } from 'node:path';
+import { linkOutside, RULES_DIR } from '../load/files.js';
 import { loadDir } from '../load/load.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
@@ -73,8 +73,17 @@ export function readRules(
       ? rulesIn(project, '/rules', issues, false)
       : [];
   const folder = join(dir, RULES_DIR);
-  if (existsSync(folder) && statSync(folder).isDirectory()) {
-    const loaded = loadDir(folder, cwd);
+  // Only files of DIR are read: rules/ linked elsewhere (`rules -> /usr`) is refused, not walked.
+  const outside = linkOutside(folder, dir, cwd);
+  if (outside)
+    issues.push({
+      file: relative(cwd, folder) || folder,
+      pos: { line: 1, col: 1 },
+      message: outside,
+      severity: 'error',
+    });
+  else if (existsSync(folder) && statSync(folder).isDirectory()) {
+    const loaded = loadDir(folder, cwd, dir);
     issues.push(...loaded.issues);
     for (const doc of loaded.docs) rules.push(...rulesIn(doc, '', issues, true));
   }

@@ -177,6 +177,34 @@ describe('tapedeck agent', () => {
     expect((await a.status()).last_run?.result).toBe('success');
   });
 
+  it('a commit whose project file or rules/ is a link out of the checkout is rejected, located; nothing there is read', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const good = repo.push({ 'platform/offers.yaml': [offer('a', 'A')] });
+    const a = await agent(repo.bare, tempDir(), '--auto-apply');
+    await until('offer A', () => titles(emu!).includes('A'));
+    const rejected = async (commit: string) =>
+      until('the commit rejected', async () => {
+        const s = await a.status();
+        // rejected_commit names the commit as soon as its run rejects it; last_error once that run is done.
+        return s.rejected_commit === commit && s.last_error?.message.includes(commit.slice(0, 12)) && s;
+      });
+    const rules = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] }, 'rules', {
+      'platform/rules': '/usr',
+    });
+    const first = await rejected(rules);
+    expect(first).toMatchObject({ commit: good, last_error: { code: 'E_VALIDATION' } });
+    expect(first.last_error.message).toMatch(
+      /was not applied: 1 error in the configuration; first: platform\/rules:1:1: is a symbolic link to a folder outside DIR/,
+    );
+    const project = repo.push({ 'platform/rules': null }, 'project', { 'platform/tapedeck.yaml': '/etc/passwd' });
+    const second = await rejected(project);
+    expect(second.commit).toBe(good);
+    expect(second.last_error.message).toMatch(/platform\/tapedeck\.yaml:1:1: is a symbolic link to a file outside DIR/);
+    expect(JSON.stringify(await a.status())).not.toContain('root:');
+    expect(titles(emu)).toEqual(['A']);
+  });
+
   it('a guardrail denial is respected: nothing written, the run reports it; a commit that drops the rule applies', async () => {
     emu = await emulator();
     const repo = testRepo();
