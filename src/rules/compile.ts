@@ -7,6 +7,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { Issue, Pos } from '../types.js';
 import { ChangeVariable } from './change.js';
 import type { RuleSource, Severity } from './load.js';
+import { matchedActions } from './match.js';
 
 /** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
 export interface RuleVars {
@@ -142,7 +143,7 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
       name: spec.name,
       severity: spec.severity ?? 'deny',
       kinds: set(spec.match?.kinds),
-      actions: set(spec.match?.actions),
+      actions: matchedActions(spec.match?.actions),
       environments: set(spec.match?.environments),
       test: test.run,
       message: shown?.run ?? (() => fixed),

@@ -8,6 +8,7 @@ import { loadDir } from '../load/load.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
 import { nearestPos } from '../validate/locate.js';
+import { matchIssues, type Defined } from './match.js';
 
 export type Severity = 'deny' | 'warn';
 
@@ -33,9 +34,12 @@ export interface RuleSource {
 function rulesIn(doc: SourceDoc, pointer: string, issues: Issue[], validate: boolean): RuleSource[] {
   const list = pointer ? (doc.value as Record<string, unknown>).rules : doc.value;
   const where = (p: string) => nearestPos(doc, p);
+  // The rules a schema error is in are left out; the others are still checked (one typo hides no other).
+  const broken = new Set<number>();
   if (validate) {
     const check = validator('rules.schema.json');
     if (!check(list)) {
+      if (!Array.isArray(list)) broken.add(-1);
       for (const e of check.errors ?? []) {
         const { pointer: p, message } = describe(e);
         issues.push({
@@ -45,26 +49,29 @@ function rulesIn(doc: SourceDoc, pointer: string, issues: Issue[], validate: boo
           message: message.replace(/^(document|\[)/, (m) => (m === '[' ? 'rules[' : 'rules')),
           severity: 'error',
         });
+        broken.add(Number(/^\/(\d+)/.exec(p)?.[1] ?? -1));
       }
-      return [];
+      if (broken.has(-1)) return [];
     }
   }
-  return (list as RuleSpec[]).map((spec, i) => ({
-    spec,
-    file: doc.file,
-    pos: (field?: string) => where(`${pointer}/${i}${field ? `/${field}` : ''}`),
-  }));
+  return (list as RuleSpec[])
+    .map((spec, i) => ({
+      spec,
+      file: doc.file,
+      pos: (field?: string) => where(`${pointer}/${i}${field ? `/${field}` : ''}`),
+    }))
+    .filter((_, i) => !broken.has(i));
 }
 
 /**
  * Every rule of the configuration in `dir` (the project file's first, then the files under rules/ in path order),
- * or the issues that stop them. `kinds`: the kind names a `match` may name.
+ * or the issues that stop them. `defined`: the kinds and environments a `match` may name (match.ts).
  */
 export function readRules(
   dir: string,
   cwd: string,
   project: SourceDoc | undefined,
-  kinds: readonly string[],
+  defined: Defined,
 ): { rules: RuleSource[]; issues: Issue[] } {
   const issues: Issue[] = [];
   // The project file was checked against its schema already, rules included.
@@ -99,15 +106,7 @@ export function readRules(
         severity: 'error',
       });
     } else seen.set(r.spec.name, r);
-    for (const [i, kind] of (r.spec.match?.kinds ?? []).entries()) {
-      if (!kinds.includes(kind))
-        issues.push({
-          file: r.file,
-          pos: r.pos(`match/kinds/${i}`),
-          message: `match.kinds: unknown kind ${kind} (the kinds are ${kinds.join(', ')})`,
-          severity: 'error',
-        });
-    }
+    issues.push(...matchIssues({ name: r.spec.name, file: r.file, match: r.spec.match, pos: r.pos }, defined));
   }
   return { rules, issues };
 }

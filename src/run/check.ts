@@ -113,7 +113,10 @@ function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
 
 /** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
 export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
-  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, opts.registry.names());
+  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, {
+    kinds: opts.registry.names(),
+    environments: Object.keys(opts.project?.environments ?? {}),
+  });
   if (!rules.length) return { rules: [], issues };
   const { compileRules } = await import('../rules/compile.js');
   const compiled = compileRules(rules, io.cwd);

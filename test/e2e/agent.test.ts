@@ -175,6 +175,20 @@ describe('tapedeck agent', () => {
     expect(titles(emu)).toEqual(['A']);
     expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
     expect((await a.status()).last_run?.result).toBe('success');
+    // A typo that would switch the rule off (a kind that does not exist) is rejected the same way.
+    const typo = repo.push({
+      'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
+      'platform/rules/p.yaml': '- name: low\n  match: { kinds: [Ofer] }\n  expression: change.action != "release"\n',
+    });
+    const rejected = await until('the typo rejected', async () => {
+      const s = await a.status();
+      return s.rejected_commit === typo && s.last_error?.message.includes(typo.slice(0, 12)) && s;
+    });
+    expect(rejected.commit).toBe(good);
+    expect(rejected.last_error.message).toMatch(
+      /platform\/rules\/p\.yaml:2:20: rule low: match\.kinds: unknown kind Ofer.*did you mean Offer\?/,
+    );
+    expect(titles(emu)).toEqual(['A']);
   });
 
   it('a commit whose project file or rules/ is a link out of the checkout is rejected, located; nothing there is read', async () => {
