@@ -3,7 +3,7 @@
 // never comes, named with a did-you-mean) or a rule from missing writes that carry what it guards (a warning naming
 // the actions it leaves out). Pure: readRules (load.ts) gives it the rule and what the configuration defines.
 import type { Action, Issue, Pos } from '../types.js';
-import { closest } from '../validate/schema.js';
+import { closest } from '../schema/spelling.js';
 
 /** The plan's actions (types.ts), as a rule names them. */
 export const ACTIONS: readonly Action[] = ['create', 'update', 'move', 'release', 'replace', 'restore', 'noop'];
