@@ -171,10 +171,12 @@ describe('tapedeck agent', () => {
       offer: { name: 'By hand' },
       update_mask: 'name',
     });
+    expect(titles(emu)).toEqual(['By hand']);
     await until('the drift corrected', () => titles(emu!).includes('A') && !titles(emu!).includes('By hand'));
     expect(titles(emu)).toEqual(['A']);
+    // The run that wrote the correction is counted a success once it ends; the bad commit was checked once.
+    await until('the correcting run ended', async () => (await a.status()).last_run?.result === 'success');
     expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
-    expect((await a.status()).last_run?.result).toBe('success');
     // A typo that would switch the rule off (a kind that does not exist) is rejected the same way.
     const typo = repo.push({
       'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
