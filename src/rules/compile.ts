@@ -10,6 +10,7 @@ import type { Issue, Pos } from '../types.js';
 import { ChangeVariable } from './change.js';
 import { harden } from './harden.js';
 import type { RuleSource, Severity } from './load.js';
+import { matchedActions } from './match.js';
 import { metered } from './meter.js';
 import { addOverloads } from './overloads.js';
 
@@ -202,7 +203,7 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
       name: spec.name,
       severity: spec.severity ?? 'deny',
       kinds: set(spec.match?.kinds),
-      actions: set(spec.match?.actions),
+      actions: matchedActions(spec.match?.actions),
       environments: set(spec.match?.environments),
       test: test.run,
       ...(test.passesUnless ? { passesUnless: test.passesUnless } : {}),

@@ -4,7 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './data.js';
-import type { Owned } from './postgres-owners.js';
+import type { Owned } from './data.js';
 import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };

@@ -45,3 +45,12 @@ export interface MovedTo {
   environment: string;
   at: string;
 }
+
+/** An id and who manages it. */
+export interface Owned {
+  kind: string;
+  id: string;
+  configuration: string;
+  environment: string;
+  address: string;
+}

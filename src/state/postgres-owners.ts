@@ -3,16 +3,9 @@
 // disagree), and asked before an apply or import sends anything. An entry released or forgotten leaves the table:
 // the resource is handed over to whoever declares it next.
 import type { PgSession } from './postgres-session.js';
-import type { StateData } from './state.js';
+import type { Owned, StateData } from './data.js';
 
-/** An id and who manages it. */
-export interface Owned {
-  kind: string;
-  id: string;
-  configuration: string;
-  environment: string;
-  address: string;
-}
+export type { Owned } from './data.js';
 
 /** The ids a state manages (not released), as the owners table records them for it. */
 export function ownedBy(data: StateData): Array<{ kind: string; id: string; address: string }> {
