@@ -1,6 +1,6 @@
 // Runs one tapedeck command (the built CLI, in this process) and reports what it cost: wall time, CPU time and
 // peak RSS of this process alone, as one JSON line on stderr. Used by bench/run.ts.
-import { tuneEngine } from '../dist/cli/engine.js';
+import { tuneEngine } from '../dist/run/engine.js';
 import { main } from '../dist/cli/main.js';
 import { processIo } from '../dist/cli/io.js';
 

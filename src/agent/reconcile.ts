@@ -3,9 +3,9 @@
 // through the same apply as `apply`. The run's output (issues, failures) is captured for the log and the status.
 import { join } from 'node:path';
 import { ApiError, errorCode, errorLine, Reported, UserError, type ErrorCode } from '../errors.js';
-import { checkDocuments } from '../cli/check.js';
-import { buildOptions, type CommonFlags, type RunOptions } from '../cli/options.js';
-import { applyPlanned, makePlan } from '../cli/pipeline.js';
+import { checkDocuments } from '../run/check.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../run/options.js';
+import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';

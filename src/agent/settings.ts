@@ -2,7 +2,7 @@
 // defaults. Every rule runs and all problems are reported together, as buildOptions does for the run's options.
 import { UserError } from '../errors.js';
 import type { AgentSection } from '../project/project.js';
-import { collectProblems, positiveInt } from '../cli/options.js';
+import { collectProblems, positiveInt } from '../run/options.js';
 
 export interface AgentFlags {
   repo?: string;

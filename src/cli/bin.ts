@@ -8,7 +8,7 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && argv[0] === '--version') {
   process.stdout.write(`${tapedeckVersion()}\n`);
 } else {
-  (await import('./engine.js')).tuneEngine();
+  (await import('../run/engine.js')).tuneEngine();
   const { main } = await import('./main.js');
   process.exitCode = await main(argv, processIo());
 }

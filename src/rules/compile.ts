@@ -26,7 +26,7 @@ export interface CompiledRule {
   message: (vars: RuleVars) => unknown;
 }
 
-/** The fields of `change`, as the README's Guardrails section lists them. */
+/** The fields of `change`, as docs/guardrails.md lists them. */
 export const CHANGE_FIELDS = {
   address: 'string',
   kind: 'string',

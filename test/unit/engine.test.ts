@@ -1,11 +1,11 @@
-// How the CLI's process runs V8 (src/cli/engine.ts), in a process of its own: the flags are the whole process's.
+// How the CLI's process runs V8 (src/run/engine.ts), in a process of its own: the flags are the whole process's.
 // The memory this buys is the benchmark's business (`npm run bench -- --scale`); here, that the collection between
 // phases happens where tuneEngine asked for it, and nowhere else.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const engine = resolve(import.meta.dirname, '../../src/cli/engine.ts');
+const engine = resolve(import.meta.dirname, '../../src/run/engine.ts');
 
 /** How many full collections ran during collectPhaseGarbage(), with or without tuneEngine() first. */
 function fullCollectionsDuringCall(tuned: boolean): number {

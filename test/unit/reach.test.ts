@@ -1,6 +1,6 @@
 // The one line for a platform that cannot be used, by cause; and what stays a per-document failure.
 import { describe, expect, it } from 'vitest';
-import { platformProblem } from '../../src/cli/reach.js';
+import { platformProblem } from '../../src/run/reach.js';
 import { ApiError } from '../../src/errors.js';
 
 const failed = (code: string) => new ApiError('GET', '/x', 0, 'connection_failed', `the connection failed (${code})`);

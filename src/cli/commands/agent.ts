@@ -17,8 +17,8 @@ import { renderers } from '../../report/formats.js';
 import { isPostgresUrl } from '../../state/postgres-url.js';
 import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
-import { buildOptions, MAX_TOKEN_FILE_BYTES, type CommonFlags, type RunOptions } from '../options.js';
-import { stateBackend, stateShown } from '../state-access.js';
+import { buildOptions, MAX_TOKEN_FILE_BYTES, type CommonFlags, type RunOptions } from '../../run/options.js';
+import { stateBackend, stateShown } from '../../run/state-access.js';
 import { leaseTimes, lockBoundOf } from '../../state/lease.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}

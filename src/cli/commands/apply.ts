@@ -11,11 +11,11 @@ import { State } from '../../state/state.js';
 import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { deniedError, denialLines } from '../guardrails.js';
-import { applyPlanned, makePlan } from '../pipeline.js';
-import { remakeSaved } from '../saved-apply.js';
-import { stateShown, withStateLock } from '../state-access.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
+import { deniedError, denialLines } from '../../run/guardrails.js';
+import { applyPlanned, makePlan } from '../../run/pipeline.js';
+import { remakeSaved } from '../../run/saved-apply.js';
+import { stateShown, withStateLock } from '../../run/state-access.js';
 import { planRenderOptions } from './plan.js';
 
 export interface ApplyFlags extends CommonFlags {

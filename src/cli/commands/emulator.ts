@@ -5,7 +5,7 @@ import { startEmulator } from '../../emulator/server.js';
 import { SeedError } from '../../emulator/store.js';
 import { UserError } from '../../errors.js';
 import type { Io } from '../io.js';
-import { positiveInt } from '../options.js';
+import { positiveInt } from '../../run/options.js';
 
 export interface EmulatorFlags {
   port?: string;

@@ -9,11 +9,11 @@ import { errorCode, UserError } from '../../errors.js';
 import { renderers } from '../../report/formats.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../options.js';
-import { loadDocuments } from '../check.js';
-import { makeClient } from '../pipeline.js';
-import { platformProblem } from '../reach.js';
-import { stateShown, withStateLock } from '../state-access.js';
+import { buildOptions, type CommonFlags } from '../../run/options.js';
+import { loadDocuments } from '../../run/check.js';
+import { makeClient } from '../../run/pipeline.js';
+import { platformProblem } from '../../run/reach.js';
+import { stateShown, withStateLock } from '../../run/state-access.js';
 
 export interface ExportFlags extends CommonFlags {
   id?: string[];

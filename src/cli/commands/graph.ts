@@ -3,8 +3,8 @@ import { UserError } from '../../errors.js';
 import { readSavedPlan } from '../../plan/saved.js';
 import { applyGraph, drawGraph, GRAPH_FORMATS, type GraphFormat } from '../../report/graph.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../options.js';
-import { makePlan } from '../pipeline.js';
+import { buildOptions, type CommonFlags } from '../../run/options.js';
+import { makePlan } from '../../run/pipeline.js';
 
 export interface GraphFlags extends CommonFlags {
   plan?: string;

@@ -15,11 +15,11 @@ import { resourceModel } from '../../schema/model.js';
 import { deepEqual, normalize, type JsonObject } from '../../schema/values.js';
 import { State } from '../../state/state.js';
 import type { Document } from '../../types.js';
-import { loadDocuments } from '../check.js';
+import { loadDocuments } from '../../run/check.js';
 import type { Io } from '../io.js';
-import { buildOptions } from '../options.js';
-import { baseUrl, makeClient } from '../pipeline.js';
-import { withStateLock } from '../state-access.js';
+import { buildOptions } from '../../run/options.js';
+import { baseUrl, makeClient } from '../../run/pipeline.js';
+import { withStateLock } from '../../run/state-access.js';
 import type { LockFlags } from './state.js';
 
 /** The document at the address, and a kind that can be imported: one named by an id the document leaves out. */

@@ -8,10 +8,10 @@ import { styleFor } from '../../report/style.js';
 import { jsonText } from '../../schema/values.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags, type RunOptions } from '../options.js';
-import { denialLines } from '../guardrails.js';
-import { makePlan } from '../pipeline.js';
-import { stateShown } from '../state-access.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
+import { denialLines } from '../../run/guardrails.js';
+import { makePlan } from '../../run/pipeline.js';
+import { stateShown } from '../../run/state-access.js';
 import { writePrivateFile } from '../../util/files.js';
 
 export interface PlanFlags extends CommonFlags {

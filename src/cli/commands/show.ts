@@ -5,7 +5,7 @@ import { renderers } from '../../report/formats.js';
 import { oneLine } from '../../util/escape.js';
 import { styleFor } from '../../report/style.js';
 import type { Io } from '../io.js';
-import { outputFormats } from '../options.js';
+import { outputFormats } from '../../run/options.js';
 
 export interface ShowFlags {
   format?: string;

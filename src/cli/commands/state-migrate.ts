@@ -7,9 +7,9 @@ import { UserError } from '../../errors.js';
 import { openBackend, writerOf, type StateLocation } from '../../state/backend.js';
 import { parseState, State, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, positiveInt, type RunOptions } from '../options.js';
-import { stateShown, withStateLock } from '../state-access.js';
-import { namedState } from '../state-location.js';
+import { buildOptions, positiveInt, type RunOptions } from '../../run/options.js';
+import { stateShown, withStateLock } from '../../run/state-access.js';
+import { namedState } from '../../run/state-location.js';
 import type { LockFlags } from './state.js';
 
 export type MigrateFlags = LockFlags & { fromEnv?: string };

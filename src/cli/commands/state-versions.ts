@@ -8,8 +8,8 @@ import { renderers } from '../../report/formats.js';
 import { MAX_STATE_BYTES, parseState, stateDocument, type StateData } from '../../state/state.js';
 import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
-import { buildOptions, positiveInt, type CommonFlags } from '../options.js';
-import { withBackend, withStateLock } from '../state-access.js';
+import { buildOptions, positiveInt, type CommonFlags } from '../../run/options.js';
+import { withBackend, withStateLock } from '../../run/state-access.js';
 import type { LockFlags } from './state.js';
 
 export async function stateHistory(

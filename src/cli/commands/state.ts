@@ -4,8 +4,8 @@ import type { Outcome } from '../../report/state-output.js';
 import { allSchemas } from '../../schema/model.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../options.js';
-import { readState, withStateLock } from '../state-access.js';
+import { buildOptions, type CommonFlags } from '../../run/options.js';
+import { readState, withStateLock } from '../../run/state-access.js';
 
 export type LockFlags = CommonFlags & { lockTimeout?: string };
 

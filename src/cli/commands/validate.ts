@@ -1,8 +1,8 @@
 import { alreadyPrinted } from '../../errors.js';
 import { ISSUE_FORMATS, leftOutLine, renderers } from '../../report/formats.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../options.js';
-import { checkDocuments, checkRuleFiles, noDocuments, printIssues } from '../check.js';
+import { buildOptions, type CommonFlags } from '../../run/options.js';
+import { checkDocuments, checkRuleFiles, noDocuments, printIssues } from '../../run/check.js';
 
 /** Offline: every document and guardrail rule checked, every issue printed at once in the format asked for (also
  *  GitHub annotations). */

@@ -13,7 +13,7 @@ import { validateDocuments } from '../validate/validate.js';
 import { checkAllowanceNames } from '../rules/allow.js';
 import type { CompiledRule } from '../rules/compile.js';
 import { readRules } from '../rules/load.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 
 /**

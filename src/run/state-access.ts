@@ -4,7 +4,7 @@ import { isAbsolute, relative } from 'node:path';
 import { openBackend, writerOf, type StateBackend } from '../state/backend.js';
 import { lockBoundOf } from '../state/lease.js';
 import { State } from '../state/state.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import { positiveInt, type RunOptions } from './options.js';
 
 export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {

@@ -5,7 +5,7 @@ import { UserError } from '../errors.js';
 import type { Environment } from '../project/project.js';
 import type { StateLocation } from '../state/backend.js';
 import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import type { CommonFlags } from './options.js';
 
 export const defaultState = (dir: string, envName: string): StateLocation => ({

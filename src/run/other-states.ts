@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { isPostgresUrl, parsePgUrl } from '../state/postgres-url.js';
 import { State } from '../state/state.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 
 /** How many resources a state file records; undefined when it cannot be read as one. */

@@ -17,7 +17,7 @@ import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
 import { guardPlan, refuseDenied } from './guardrails.js';
 import { collectPhaseGarbage } from './engine.js';
-import type { Io } from './io.js';
+import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 import { platformProblem } from './reach.js';
 import { planConfigurationHash, selectTargets, targeted } from './targets.js';
