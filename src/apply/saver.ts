@@ -47,8 +47,11 @@ export class Saver {
     try {
       await this.state.save();
     } catch (e) {
+      // A save cut short by the lock's loss (its connection goes with the lock) failed for that reason.
+      const lost = this.state.lockLost();
+      if (lost) this.error ??= { message: lost, code: 'E_LOCKED' };
       this.failed(e);
-      this.stop ??= `the state could not be saved (${this.error!.message})`;
+      this.stop ??= lost ?? `the state could not be saved (${this.error!.message})`;
       throw new NotSent(this.stop);
     }
     this.savedAt = Date.now();

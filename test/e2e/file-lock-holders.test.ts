@@ -49,7 +49,7 @@ const here = (pid: number, extra: object = {}) => ({
 /** A live process of this host: a real holder. */
 async function liveProcess(): Promise<number> {
   child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-  return until('the process to start', () => child!.pid && startedAt(child!.pid) && child!.pid);
+  return until('the process to start', () => (child!.pid && startedAt(child!.pid) ? child!.pid : undefined));
 }
 
 describe('a file lock naming a pid that is not its holder any more', () => {
