@@ -92,7 +92,7 @@ export async function remakeSaved(
     const shown: Plan = { ...saved, changes: saved.changes.map((c) => remade.get(c.address)!) };
     for (const note of savedAllowanceNotes(saved.rules?.allowances ?? [], opts.allow)) io.err(`note: ${note}\n`);
     const planned = { plan, shown, state, client };
-    guardPlan(planned, config, opts, state, opts.allow);
+    await guardPlan(planned, config, opts, state, opts.allow);
     return planned;
   } catch (e) {
     await client.close();

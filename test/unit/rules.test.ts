@@ -127,7 +127,7 @@ describe('checkRules', () => {
   });
   const plan = (changes: Change[]) => ({ changes }) as Plan;
 
-  it('failed, error (never a throw), passed; match filters; a dyn that is not a bool is an error', () => {
+  it('failed, error (never a throw), passed; match filters; a dyn that is not a bool is an error', async () => {
     const { rules, issues } = compileRules(
       [
         source('prio', 'change.after.priority < 5', { messageExpression: '"prio " + string(change.after.priority)' }),
@@ -139,7 +139,7 @@ describe('checkRules', () => {
       '.',
     );
     expect(issues).toEqual([]);
-    const report = checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, {
+    const report = await checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, {
       ...ctx,
       allow: [{ rule: 'missing', reason: 'ok' }],
     });
