@@ -66,7 +66,9 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
 export const runOptions = (input: RunInput, io: Io): RunOptions =>
-  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true, refresh: input.refresh }, io);
+  buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true, refresh: input.refresh }, io, {
+    role: input.autoApply ? 'apply' : 'plan',
+  });
 
 /** A commit's problems (project file, documents), or none: the same checks as `validate`. */
 function problems(input: RunInput, io: Io, details: string[]): { message: string; code: ErrorCode } | undefined {

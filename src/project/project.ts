@@ -9,10 +9,17 @@ import { describe, validator } from '../validate/schema.js';
 import { nearestPos } from '../validate/locate.js';
 import { readBounded } from '../util/files.js';
 
+/** Where a token comes from: one source for both roles, or one per role (never the token itself). */
+export type TokenRef = string | { plan: string; apply: string };
+
 export interface Environment {
   base_url?: string;
   vars?: Record<string, unknown>;
   state?: string;
+  /** the environment variable holding this environment's token (src/cli/credentials.ts) */
+  token_env?: TokenRef;
+  /** the file holding it, an absolute path on the machine that runs tapedeck */
+  token_file?: TokenRef;
 }
 
 export interface Project {
@@ -84,8 +91,10 @@ export function loadProject(
     });
   const validate = validator('project.schema.json');
   if (!validate(doc.value)) {
-    for (const e of validate.errors ?? []) {
-      const { pointer, message } = describe(e);
+    // An if/then's own "must match then" repeats the error found inside it.
+    for (const e of (validate.errors ?? []).filter((x) => x.keyword !== 'if')) {
+      // A token pasted where its variable's name or file belongs is not repeated in the message.
+      const { pointer, message } = describe(e, /\/token_(env|file)(\/|$)/.test(e.instancePath));
       issues.push({ file, pos: nearestPos(doc, pointer), pointer, message, severity: 'error' });
     }
   }

@@ -2,6 +2,7 @@
 // the refresh mode, and the files flags name (read with a bound).
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import type { TokenSource } from './credentials.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { formatIssue } from '../report/text.js';
 import { isObject } from '../schema/values.js';
@@ -74,17 +75,19 @@ export function readVarFile(path: string, cwd: string): Record<string, unknown> 
  * The token, refused at once (naming where it came from, never its value) when a header cannot carry it: a line
  * break or another control character would otherwise fail every request, each retried, or split the header.
  */
-export function readToken(tokenFile: string | undefined, io: Io): string {
-  const source = tokenFile ? `token file ${tokenFile}` : 'TAPEDECK_TOKEN';
+export function readToken(source: TokenSource, io: Io): string {
+  const { file, variable = 'TAPEDECK_TOKEN', shown } = source;
   const t = (
-    tokenFile
-      ? readFlagFile(tokenFile, io.cwd, MAX_TOKEN_FILE_BYTES, `token file ${tokenFile}`, 'a token')
-      : (io.env.TAPEDECK_TOKEN ?? '')
+    file ? readFlagFile(file, io.cwd, MAX_TOKEN_FILE_BYTES, `token file ${file}`, 'a token') : (io.env[variable] ?? '')
   ).trim();
   io.secret?.(t);
   if (!t)
     throw new UserError(
-      tokenFile ? `token file ${tokenFile} is empty` : 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE',
+      file
+        ? `token file ${file} is empty`
+        : variable === 'TAPEDECK_TOKEN'
+          ? 'no API token: set TAPEDECK_TOKEN or pass --token-file FILE'
+          : `no API token: ${shown} is not set`,
     );
   if (/[^\x21-\x7e]/.test(t)) {
     const what = /[\r\n]/.test(t)
@@ -94,7 +97,8 @@ export function readToken(tokenFile: string | undefined, io: Io): string {
         : /\s/.test(t)
           ? 'a space'
           : 'a character outside ASCII';
-    throw new UserError(`the token from ${source} holds ${what}, which an HTTP header cannot carry; nothing was sent`, {
+    const from = file ? `token file ${file}` : shown;
+    throw new UserError(`the token from ${from} holds ${what}, which an HTTP header cannot carry; nothing was sent`, {
       code: 'E_INPUT',
     });
   }

@@ -20,6 +20,7 @@ import {
   refreshMode,
   type RefreshMode,
 } from './flag-values.js';
+import { namedTokenValues, tokenSource, type TokenRole } from './credentials.js';
 
 export { MAX_TOKEN_FILE_BYTES, parseVars, positiveInt, REFRESH_MODES, type RefreshMode } from './flag-values.js';
 
@@ -176,7 +177,11 @@ export function buildOptions(
   dirArg: string | undefined,
   f: CommonFlags,
   io: Io,
-  { formats = FORMATS, readsState = true }: { formats?: readonly IssueFormat[]; readsState?: boolean } = {},
+  {
+    formats = FORMATS,
+    readsState = true,
+    role = 'plan',
+  }: { formats?: readonly IssueFormat[]; readsState?: boolean; role?: TokenRole } = {},
 ): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
@@ -199,6 +204,9 @@ export function buildOptions(
     issues,
   } = notDir ? { project: undefined, file: '', issues: [] } : loadProject(dir, io.cwd);
   const chosen = issues.length ? undefined : check(() => environment(project, file, f, io));
+  for (const t of namedTokenValues(project, io)) io.secret?.(t);
+  const baseUrlGiven = f.baseUrl ?? io.env.TAPEDECK_BASE_URL;
+  const token = chosen && check(() => tokenSource(f.tokenFile, chosen.envName, chosen.env, role, baseUrlGiven));
   const { registry, problems: endpoints } = withOverrides(project?.endpoints);
   if (endpoints.length)
     problems.push(new UserError(`tapedeck.yaml: endpoints: ${endpoints.join('; ')}`, { code: 'E_VALIDATION' }));
@@ -227,7 +235,7 @@ export function buildOptions(
       vars,
       check(() => readVarFile(varFile, io.cwd)),
     );
-  if (issues.length || problems.length || !output || !chosen || !state) {
+  if (issues.length || problems.length || !output || !chosen || !state || !token) {
     // A machine format says the run failed, whatever failed: a JSON that said "valid" would be believed.
     const printed = renderers[output?.issueFormat ?? 'text'].issues({ issues, problems });
     io.out(printed.out);
@@ -243,7 +251,7 @@ export function buildOptions(
     dir,
     configuration: configurationName(dir, project),
     envName,
-    baseUrl: f.baseUrl ?? io.env.TAPEDECK_BASE_URL ?? env?.base_url,
+    baseUrl: baseUrlGiven ?? env?.base_url,
     state,
     concurrency,
     maxRps,
@@ -263,7 +271,7 @@ export function buildOptions(
     project,
     projectSource,
     allow,
-    token: () => readToken(f.tokenFile, io),
-    tokenSource: f.tokenFile ? `the token file ${f.tokenFile}` : 'TAPEDECK_TOKEN',
+    token: () => readToken(token, io),
+    tokenSource: token.shown,
   };
 }

@@ -1,8 +1,11 @@
 // The CI recipe (examples/ci/github-actions.yml) as it runs: its script (examples/ci/tapedeck-ci.sh, every tapedeck
-// command of the workflow) with the built CLI, against two emulators for staging and production. Two pull requests
-// are planned from the same state and both merged; main's runs plan afresh, show, and apply exactly what they
-// showed, staging first. At the end both environments hold both changes once, every write was in a plan that was
-// shown first, and a third plan of main has no changes.
+// command of the workflow) with the built CLI, against two emulators for staging and production, each accepting only
+// its own tokens (one per role, as the workflow passes them: plan steps get the plan tokens, apply steps the apply
+// token). Two pull requests are planned from the same state and both merged; main's runs plan afresh, show, and
+// apply exactly what they showed, staging first. At the end both environments hold both changes once, every write
+// was in a plan that was shown first, and a third plan of main has no changes. Then: a guardrail denial still gives
+// the pull request its comment, naming the rule; an allowances file reviewed in the pull request carries the
+// exception to main's apply; and the drift check tells drift from a merged change not applied yet.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -14,15 +17,28 @@ import { tempDir } from '../helpers/tmp.js';
 
 const script = join(root, 'examples/ci/tapedeck-ci.sh');
 const ENVS = ['staging', 'production'] as const;
-let emus: Emulator[] = [];
+type Env = (typeof ENVS)[number];
+/** The secrets: one token per environment and role, each accepted only by its own environment's emulator. */
+const SECRETS = {
+  TAPEDECK_TOKEN_STAGING_PLAN: 'stg-plan-9f1',
+  TAPEDECK_TOKEN_STAGING_APPLY: 'stg-apply-4c2',
+  TAPEDECK_TOKEN_PRODUCTION_PLAN: 'prd-plan-7d3',
+  TAPEDECK_TOKEN_PRODUCTION_APPLY: 'prd-apply-1e8',
+};
+const tokensOf = (env: Env) => [
+  SECRETS[`TAPEDECK_TOKEN_${upper(env)}_PLAN`],
+  SECRETS[`TAPEDECK_TOKEN_${upper(env)}_APPLY`],
+];
+const upper = (env: Env) => env.toUpperCase() as 'STAGING' | 'PRODUCTION';
+const emus: Emulator[] = [];
 afterAll(async () => Promise.all(emus.map((e) => e.close())));
 
 const work = tempDir('tapedeck-ci-recipe-');
 const shared = join(work, 'state');
 mkdirSync(shared);
 
-/** A checkout of the repository: platform/ with tapedeck.yaml and the offers. */
-function checkout(name: string, offers: object[], urls: Record<string, string>): string {
+/** A checkout of the repository: platform/ with tapedeck.yaml, the offers, and any other files (rules, allowances). */
+function checkout(name: string, offers: object[], urls: Record<string, string>, files: Record<string, string> = {}) {
   const dir = join(work, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'platform'), { recursive: true });
@@ -34,17 +50,24 @@ function checkout(name: string, offers: object[], urls: Record<string, string>):
         vars: { project: `proj_${e}` },
         // The state every runner shares (a database in the recipe; one file per environment here).
         state: join(shared, `${e}.state.json`),
+        token_env: { plan: `TAPEDECK_TOKEN_${upper(e)}_PLAN`, apply: `TAPEDECK_TOKEN_${upper(e)}_APPLY` },
       },
     ]),
   );
   writeFileSync(join(dir, 'platform/tapedeck.yaml'), stringify({ version: 1, environments }));
   writeFileSync(join(dir, 'platform/offers.yaml'), offers.map((o) => stringify(o)).join('---\n'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, 'platform', path, '..'), { recursive: true });
+    writeFileSync(join(dir, 'platform', path), text);
+  }
   return dir;
 }
 
-/** One step of the recipe, as the workflow runs it; `out` is the job's working directory. */
-async function step(name: string, env: string, dir: string, out: string) {
+/** One step of the recipe, as the workflow runs it (with the secrets that job gets); `out` is its working directory. */
+async function step(name: string, env: Env, dir: string, out: string) {
   mkdirSync(out, { recursive: true });
+  const role = name === 'main-apply' ? 'APPLY' : 'PLAN';
+  const secret = `TAPEDECK_TOKEN_${upper(env)}_${role}` as keyof typeof SECRETS;
   const run = await finished(
     start('bash', [script, name, env], {
       cwd: out,
@@ -52,7 +75,8 @@ async function step(name: string, env: string, dir: string, out: string) {
         PLATFORM_DIR: join(dir, 'platform'),
         TAPEDECK_OUT: out,
         TAPEDECK_CMD: `${process.execPath} ${bin}`,
-        TAPEDECK_TOKEN: 'dev-token',
+        TAPEDECK_TOKEN: '',
+        [secret]: SECRETS[secret],
         CI: '',
       },
     }),
@@ -60,12 +84,23 @@ async function step(name: string, env: string, dir: string, out: string) {
   return run;
 }
 
+/** Two emulators, each accepting only its own environment's tokens. */
+async function platforms(): Promise<Record<Env, Emulator>> {
+  const [staging, production] = await Promise.all(ENVS.map((e) => emulator({}, { tokens: tokensOf(e) })));
+  emus.push(staging, production);
+  return { staging, production };
+}
+
+/** No request of the whole test was refused for its token: each platform only ever got its own. */
+const refusedTokens = () => emus.flatMap((e) => e.calls().filter((c) => c.status === 401));
+
 const offer = (name: string, title: string) => ({
   kind: 'Offer',
   name,
   spec: { project_id: '${var.project}', name: title },
 });
 const shown: Record<string, Array<{ method: string; path: string }>> = { staging: [], production: [] };
+const states = () => ENVS.forEach((e) => rmSync(join(shared, `${e}.state.json`), { force: true }));
 
 /** main's run: per environment, staging first, a fresh plan shown and applied exactly; what each plan would write. */
 async function mainRun(dir: string, run: string): Promise<Record<string, boolean>> {
@@ -75,7 +110,7 @@ async function mainRun(dir: string, run: string): Promise<Record<string, boolean
     const plan = await step('main-plan', env, dir, out);
     expect(plan.stderr).not.toMatch(/error/);
     expect(plan.code).toBe(0);
-    changed[env] = plan.stdout.trim() === 'changes=true';
+    changed[env] = plan.stdout.includes('changes=true');
     expect(readFileSync(join(out, `plan-${env}.md`), 'utf8')).toMatch(
       new RegExp(`^### tapedeck plan for \`${env}\``, 'm'),
     );
@@ -90,8 +125,7 @@ async function mainRun(dir: string, run: string): Promise<Record<string, boolean
 }
 
 it('two pull requests planned from one state, both merged: both environments converge, every write shown first', async () => {
-  const [staging, production] = await Promise.all([emulator(), emulator()]);
-  emus = [staging, production];
+  const { staging, production } = await platforms();
   const urls = { staging: staging.url, production: production.url };
   const base = [offer('basic', 'Basic')];
   expect(await mainRun(checkout('main', base, urls), 'run0')).toEqual({ staging: true, production: true });
@@ -108,7 +142,7 @@ it('two pull requests planned from one state, both merged: both environments con
       const out = join(work, `${name}-${env}`);
       const plan = await step('pr-plan', env, checkout(name, docs, urls), out);
       expect(plan.code).toBe(0);
-      expect(plan.stdout.trim()).toBe('changes=true');
+      expect(plan.stdout).toBe('changes=true\ndenied=false\n');
       const comment = readFileSync(join(out, `plan-${env}.md`), 'utf8');
       expect(comment).toMatch(name === 'pr1' ? /Basic plus/ : /Offer\/premium/);
       // --refresh changed: pr2 leaves Offer/basic as main has it, so it is taken from the state, unread.
@@ -141,33 +175,99 @@ it('two pull requests planned from one state, both merged: both environments con
   expect(
     await mainRun(checkout('main', [offer('basic', 'Basic plus'), offer('premium', 'Premium')], urls), 'run3'),
   ).toEqual({ staging: false, production: false });
+  expect(refusedTokens()).toEqual([]);
 });
 
-it('a drift check fails when the platform differs from main, and passes when it does not', async () => {
-  const emu = await emulator();
-  emus.push(emu);
-  const urls = { staging: emu.url, production: emu.url };
+const DENY_FREE = [
+  '- name: no-free-offers',
+  '  match: { kinds: [Offer], actions: [create, update], environments: [production] }',
+  '  expression: change.after.name != "Free"',
+  '  message: an offer named Free gives the content away',
+  '',
+].join('\n');
+
+it('a denial still posts the plan naming the rule; the reviewed allowances file carries the exception to main', async () => {
+  states();
+  const urls = Object.fromEntries(Object.entries(await platforms()).map(([e, emu]) => [e, emu.url]));
+  const rules = { 'rules/no-free.yaml': DENY_FREE };
+  expect(await mainRun(checkout('main-d', [offer('basic', 'Basic')], urls, rules), 'd0')).toEqual({
+    staging: true,
+    production: true,
+  });
+  const free = [offer('basic', 'Free')];
+  // The pull request: the plan step fails, but the plan is written, and it says which rule denied what.
+  const out = join(work, 'd-pr-production');
+  const denied = await step('pr-plan', 'production', checkout('pr-d', free, urls, rules), out);
+  expect(denied.code).toBe(1);
+  expect(denied.stdout).toBe('changes=true\ndenied=true\n');
+  const comment = readFileSync(join(out, 'plan-production.md'), 'utf8');
+  expect(comment).toMatch(/^### tapedeck plan for `production`/m);
+  expect(comment).toContain('no-free-offers');
+  expect(comment).toContain('an offer named Free gives the content away');
+  expect(denied.stderr).toContain('rule no-free-offers denies Offer/basic (update)');
+  // Merged as it is, main's plan is denied too: nothing is applied.
+  const mainOut = join(work, 'd1-production');
+  const blocked = await step('main-plan', 'production', checkout('main-d', free, urls, rules), mainOut);
+  expect(blocked).toMatchObject({ code: 1, stdout: 'changes=true\ndenied=true\n' });
+  // The exception, reviewed in a pull request: production's allowances file. Its plan passes, showing the reason.
+  const allowed = {
+    ...rules,
+    'allowances/production.txt': '# approved in PR 12\nno-free-offers=launch promotion, approved by finance\n',
+  };
+  const prOut = join(work, 'd-pr2-production');
+  const pr = await step('pr-plan', 'production', checkout('pr-d2', free, urls, allowed), prOut);
+  expect(pr).toMatchObject({ code: 0, stdout: 'changes=true\ndenied=false\n' });
+  expect(readFileSync(join(prOut, 'plan-production.md'), 'utf8')).toContain('launch promotion, approved by finance');
+  // Merged: main's plan and apply both take it from main's checkout (never from the saved plan).
+  const changed = await mainRun(checkout('main-d', free, urls, allowed), 'd2');
+  expect(changed).toEqual({ staging: true, production: true });
+  expect(readFileSync(join(work, 'd2-production', 'plan-production.md'), 'utf8')).toContain(
+    'launch promotion, approved by finance',
+  );
+  const names = [...emus.at(-1)!.store.collections.get('offers')!.values()].map((o) => (o as { name: string }).name);
+  expect(names).toEqual(['Free']);
+  expect(refusedTokens()).toEqual([]);
+});
+
+it('the drift check tells drift (changed outside tapedeck) from pending changes (merged, not applied), printing the plan', async () => {
+  states();
+  const { staging, production } = await platforms();
+  const urls = { staging: staging.url, production: production.url };
   const dir = checkout('drift', [offer('solo', 'Solo')], urls);
-  // A platform of its own: the first test's states belong to its emulators.
-  for (const env of ENVS) rmSync(join(shared, `${env}.state.json`), { force: true });
   expect(await mainRun(dir, 'drift0').then((c) => c.staging)).toBe(true);
   const clean = await step('drift', 'staging', dir, join(work, 'drift1'));
-  expect(clean).toMatchObject({ code: 0, stdout: 'changes=false\n' });
+  expect(clean).toMatchObject({ code: 0, stdout: 'drift=0\npending=0\n' });
   const id = JSON.parse(readFileSync(join(shared, 'staging.state.json'), 'utf8')).resources['Offer/solo'].id;
   // Changed by hand in the platform's UI.
-  expect(
-    (
-      await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, {
-        offer: { id, name: 'Changed by hand' },
-        update_mask: 'name',
-      })
-    ).status,
-  ).toBe(200);
+  const patch = await call(
+    staging,
+    'PATCH',
+    `/monetization/offers/v1/${id}`,
+    { offer: { id, name: 'Changed by hand' }, update_mask: 'name' },
+    SECRETS.TAPEDECK_TOKEN_STAGING_APPLY,
+  );
+  expect(patch.status).toBe(200);
   const drifted = await step('drift', 'staging', dir, join(work, 'drift2'));
-  expect(drifted.code).toBe(1);
-  expect(drifted.stderr).toContain('drift in staging');
+  expect(drifted).toMatchObject({ code: 1, stdout: 'drift=1\npending=0\n' });
+  expect(drifted.stderr).toContain(
+    'drift in staging: 1 resource(s) changed outside tapedeck since the last apply: Offer/solo: name',
+  );
+  expect(drifted.stderr).not.toContain('pending in');
+  // The plan is printed in the log (tapedeck show), and saved for the artifact and the summary.
+  expect(drifted.stderr).toContain('changed outside tapedeck');
   expect(JSON.parse(readFileSync(join(work, 'drift2', 'drift-staging.json'), 'utf8')).changes[0]).toMatchObject({
     address: 'Offer/solo',
     action: 'update',
   });
+  expect(readFileSync(join(work, 'drift2', 'drift-staging.md'), 'utf8')).toMatch(/^### tapedeck plan for `staging`/m);
+  // Put back, then main moves on without being applied (an approval pending): pending, not drift.
+  expect(await mainRun(dir, 'drift3').then((c) => c.staging)).toBe(true);
+  const merged = checkout('drift', [offer('solo', 'Solo'), offer('duo', 'Duo')], urls);
+  const pending = await step('drift', 'staging', merged, join(work, 'drift4'));
+  expect(pending).toMatchObject({ code: 1, stdout: 'drift=0\npending=1\n' });
+  expect(pending.stderr).toContain(
+    "pending in staging: 1 change(s) in main not applied yet (approve or re-run main's workflow): create Offer/duo",
+  );
+  expect(pending.stderr).not.toContain('drift in');
+  expect(refusedTokens()).toEqual([]);
 });

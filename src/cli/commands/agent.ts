@@ -63,7 +63,8 @@ function firstOptions(
 ): { opts: RunOptions; flags: CommonFlags } {
   const runIo = { ...io, cwd: checkout.dir };
   const dir = join(checkout.dir, settings.path);
-  const opts = buildOptions(dir, { ...flags, quiet: true }, runIo);
+  const role = settings.autoApply ? ('apply' as const) : ('plan' as const);
+  const opts = buildOptions(dir, { ...flags, quiet: true }, runIo, { role });
   if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
   if (opts.project?.environments?.[opts.envName]?.state) {
     throw new UserError(
@@ -72,7 +73,7 @@ function firstOptions(
     );
   }
   const pinned = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
-  return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo), flags: pinned };
+  return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo, { role }), flags: pinned };
 }
 
 export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Promise<void>): Promise<number> {

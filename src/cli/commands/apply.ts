@@ -28,7 +28,7 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
   // A saved plan settles the directory and the environment first: the project file, the environments and the
   // state's place all come from them.
   const saved = flags.plan ? savedTarget(flags.plan, dir, flags, io) : undefined;
-  const formats = { formats: ISSUE_FORMATS };
+  const formats = { formats: ISSUE_FORMATS, role: 'apply' as const };
   const opts = saved
     ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats)
     : buildOptions(dir, flags, io, formats);
