@@ -45,8 +45,12 @@ it.skipIf(!pg)(
     });
     const setup = testdir(project('r0'));
     expect(
-      (await runCli(['apply', setup, '--base-url', front.url, '--yes'], { cwd: setup, env: { TAPEDECK_STATE_URL: url } }))
-        .code,
+      (
+        await runCli(['apply', setup, '--base-url', front.url, '--yes'], {
+          cwd: setup,
+          env: { TAPEDECK_STATE_URL: url },
+        })
+      ).code,
     ).toBe(0);
     const figures: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
