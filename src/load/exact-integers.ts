@@ -2,7 +2,7 @@
 // reads as ...992, 10^21 prints as 1e+21), while int64 fields go up to 2^63 - 1. Such an integer is kept as its exact
 // decimal text, taken from the source, and its pointer is listed, so that validation can tell it from a string: an
 // int64 field takes it (its wire form is that string anyway), any other field refuses it. Only `yaml` reads files
-// that hold one: the fast reader leaves them to it (yaml-scalars.ts).
+// that hold one: the quick reader leaves them to it (core-schema.ts).
 import type { Document } from 'yaml';
 import { escapePointer } from '../schema/model.js';
 import { yamlLib } from './yaml-lib.js';

@@ -7,10 +7,9 @@ import { escapePointer } from '../schema/model.js';
 import { printable } from '../schema/values.js';
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { readWideIntegers, withExactIntegers } from './exact-integers.js';
-import { MAX_DEPTH, parseSimple, Unsupported } from './fast-yaml.js';
+import { LONE_SURROGATE, MAX_DEPTH, parseQuick, Unsupported } from './quick-yaml.js';
 import { documentFiles } from './files.js';
 import { yamlLib } from './yaml-lib.js';
-import { LONE_SURROGATE } from './yaml-scalars.js';
 
 /** A document as read, with the pointers of its integers beyond 2^53, held as their exact decimal text (see
  *  exact-integers.ts): validation accepts them in int64 fields only. */
@@ -113,13 +112,13 @@ function halfSurrogate(doc: Document.Parsed, text: string): { message: string; o
   return found;
 }
 
-/** Parses one file's text into its documents; problems go to `issues`. The fast reader reads the documents it knows
- *  and `yaml` the others, each from its own text: an unusual document or a typo costs its own reading, not the
+/** Parses one file's text into its documents; problems go to `issues`. The quick reader (js-yaml) reads the
+ *  documents it can and `yaml` the others, each from its own text: an unusual document or a typo costs its own reading, not the
  *  file's, and the loading stays linear in the file's size. */
 export function parseFile(text: string, file: string, issues: Issue[]): LoadedDoc[] {
-  let simple;
+  let quick;
   try {
-    simple = parseSimple(text);
+    quick = parseQuick(text);
   } catch (e) {
     if (!(e instanceof Unsupported)) throw e;
     return parseWithYaml(text, file, issues);
@@ -140,7 +139,7 @@ export function parseFile(text: string, file: string, issues: Issue[]): LoadedDo
     return parseWithYaml(text.slice(start, end), file, [], { index, line })[0]?.positions ?? new Map<string, Pos>();
   };
   const out: LoadedDoc[] = [];
-  for (const d of simple) {
+  for (const d of quick) {
     if (!('value' in d)) out.push(...parseWithYaml(text.slice(d.start, d.end), file, issues, d));
     else if (d.value !== null && d.value !== undefined) {
       places.push(d.index, d.start, d.end, d.line);

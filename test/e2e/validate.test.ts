@@ -9,6 +9,9 @@ const offer = (name: string, spec: object = { project_id: 'p', name: 'x' }) =>
 
 const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['YAML syntax error', { 'a.yaml': 'kind: Offer\nname: [unclosed\n' }, /^a\.yaml:3:1: YAML: /m],
+  // Plain scalars cannot start with a flow indicator: `yaml` refuses them, and the quick reader must not read them.
+  ['a value starting with ","', { 'a.yaml': 'kind: Offer\nname: ,x\nspec: {}\n' }, /^a\.yaml:2:7: YAML: /m],
+  ['a value that is "}"', { 'a.yaml': 'kind: Offer\nname: o\nspec:\n  name: }\n' }, /^a\.yaml:4:9: YAML: /m],
   [
     'unknown kind',
     { 'a.yaml': 'kind: Widget\nname: w\nspec: {}\n' },

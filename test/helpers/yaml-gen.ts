@@ -1,7 +1,7 @@
-// Random YAML files for the differential test of the fast reader against `yaml` (test/unit/fast-yaml.test.ts): block
+// Random YAML files for the differential test of the quick reader against `yaml` (test/unit/quick-yaml.test.ts): block
 // and flow collections, every spelling of the core schema's scalars and of strings that look like them, quoting and
 // escapes, block scalars, multi-line scalars, comments, anchors and aliases, tags, odd keys, directives, several
-// documents. Some are not valid YAML, on purpose: the fast reader must leave those to `yaml`, which reports them.
+// documents. Some are not valid YAML, on purpose: the quick reader must leave those to `yaml`, which reports them.
 import { seededRandom } from '../../src/emulator/server.js';
 
 const WORDS = [
@@ -153,7 +153,7 @@ const ODD_KEYS = [
   '? a',
 ];
 
-/** `plain`: mostly what configuration files hold (no anchors, tags or block scalars), to exercise the fast reader. */
+/** `plain`: mostly what configuration files hold (no anchors, tags or block scalars), to exercise the quick reader. */
 export function yamlGenerator(seed: number, { plain = false } = {}) {
   const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];

@@ -1,4 +1,4 @@
-// The fast YAML reader must agree with the `yaml` library on values and document indexes wherever it answers, and refuse
+// The quick YAML reader must agree with the `yaml` library on values and document indexes wherever it answers, and refuse
 // (so `yaml` reads the file) wherever it does not know the construct: then a document's value never depends on which
 // reader ran, so on the rest of its file. Thousands of generated files (test/helpers/yaml-gen.ts) check that.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -7,18 +7,18 @@ import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/types.js';
 import { stringify } from 'yaml';
 import { seededRandom } from '../../src/emulator/server.js';
-import { parseSimple } from '../../src/load/fast-yaml.js';
+import { parseQuick } from '../../src/load/quick-yaml.js';
 import { parseFile } from '../../src/load/load.js';
 import { nearestPos } from '../../src/validate/locate.js';
 import { yamlGenerator } from '../helpers/yaml-gen.js';
-import { fast, full } from '../helpers/yaml-readers.js';
+import { quick, full } from '../helpers/yaml-readers.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
-/** Of `texts`, those the fast reader answers; every one of them must read as `yaml` reads it. */
+/** Of `texts`, those the quick reader answers; every one of them must read as `yaml` reads it. */
 function answered(texts: string[]) {
-  const known = texts.filter((text) => fast(text) !== 'refused');
-  expect(known.map(fast)).toEqual(known.map(full));
+  const known = texts.filter((text) => quick(text) !== 'refused');
+  expect(known.map(quick)).toEqual(known.map(full));
   return known;
 }
 
@@ -29,8 +29,8 @@ const yamlFiles = (dir: string): string[] =>
     return statSync(full).isDirectory() ? yamlFiles(full) : /\.ya?ml$/.test(f) ? [full] : [];
   });
 
-describe('fast YAML reader', () => {
-  // The example rules are not documents, and their CEL is written as block scalars, which the fast reader leaves
+describe('quick YAML reader', () => {
+  // The example rules are not documents, and their CEL is written as block scalars, which the quick reader leaves
   // to `yaml` (a rules file is read once per run).
   it.each(
     yamlFiles(join(root, 'examples'))
@@ -38,7 +38,7 @@ describe('fast YAML reader', () => {
       .map((f) => [f.slice(root.length + 1)]),
   )('agrees on %s', (file) => {
     const text = readFileSync(join(root, file), 'utf8');
-    expect(fast(text), text).toEqual(full(text));
+    expect(quick(text), text).toEqual(full(text));
   });
 
   it.each([
@@ -51,25 +51,31 @@ describe('fast YAML reader', () => {
       'a: ~\nb: null\nc: true\nd: False\ne: 0o17\nf: 0x1F\ng: 1e3\nh: .5\ni: -.inf\nj: 010\nk: "2026-01-01T10:00:00Z"\nl: 2026-01-01T10:00:00Z\nm: yes\nn: \'it\'\'s\'\no: "tab\\there \\u00e9"\n',
     ],
     ['comments everywhere', '# head\na: 1 # trailing\n# between\nb:   # nothing\nc: "x # not a comment"\nd: x#y\n'],
-    ['flow collections', 'a: { x: 1, "y": [a, b, {c: d}], z: }\nb: []\nc: {}\nd: [ "a, b", \'c]\' ]\n'],
+    ['flow collections', 'a: { x: 1, "y": [a, b, c], z: }\nb: []\nc: {}\nd: [ "a, b", \'c]\' ]\ne: {f: {g: h}}\n'],
     ['several documents', '---\na: 1\n---\n# only a comment\n---\n- 1\n- 2\n'],
-    ['nested sequences', 'a:\n  - - 1\n    - 2\n  -\n    b: 1\n  - # empty\n'],
+    ['nested sequences', 'a:\n  - - 1\n    - 2\n  -\n    b: 1\n  - - x\n'],
+    ['a plain scalar over two lines', 'a: one\n  two\n'],
+    ['a flow collection over two lines', 'a: [1,\n  2]\n'],
+    ['numeric keys', '1: a\n0x1F: b\n'],
+    ['numbers as `yaml` reads them, not js-yaml', 'a: [-.5, 0b11, -0x1f, +0o7, 1_000, +.5, 012]\n'],
     ['a root scalar', 'just text\n'],
     ['references and placeholders', 'x: ${var.project}\ny: "%@: final"\nz: $clip.url\n'],
-  ])('%s', (_, text) => expect(fast(text)).toEqual(full(text)));
+  ])('%s', (_, text) => expect(quick(text)).toEqual(full(text)));
 
   it.each([
     ['anchors and aliases', 'a: &x 1\nb: *x\n'],
     ['tags', 'a: !!str 1\n'],
     ['block scalars', 'a: |\n  text\n'],
-    ['multi-line plain', 'a: one\n  two\n'],
     ['duplicate keys', 'a: 1\na: 2\n'],
     ['a value with ": "', 'a: b: c\n'],
     ['tabs', 'a:\n\tb: 1\n'],
-    ['a flow collection over lines', 'a: [1,\n  2]\n'],
-    ['a numeric key', '1: a\n'],
+    ['a null key (`yaml` makes "" of it)', 'null: a\n'],
+    ['a flow collection after a comma (it may be a key)', 'a: { x: 1, [b]: 2 }\n'],
+    ['a comment glued to a quoted scalar (`yaml` refuses it)', 'a: "b"#c\n'],
     ['merge keys', 'a:\n  <<: {b: 1}\n'],
     ['an empty item', 'a:\n  -\n  - 1\n'],
+    ['an empty item at the end', 'a:\n  - 1\n  - # empty\n'],
+    ['an empty item in an item', 'a:\n  - -\n  - 1\n'],
     ['Windows line ends', 'a: 1\r\nb: 2\r\n'],
     ['a block scalar in a workflow file', readFileSync(join(root, 'examples/ci/github-actions.yml'), 'utf8')],
     ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
@@ -79,7 +85,7 @@ describe('fast YAML reader', () => {
     ['a hexadecimal integer beyond 2^53', 'a: [0x20000000000001]\n'],
     ['an integer past the largest double', `a: ${'9'.repeat(400)}\n`],
     ['a key over 1000 characters (`yaml` refuses one over 1024)', `${'k'.repeat(1020)}: 1\n`],
-  ])('refuses %s', (_, text) => expect(fast(text)).toBe('refused'));
+  ])('refuses %s', (_, text) => expect(quick(text)).toBe('refused'));
 
   it.each([
     ['kind: Vod\nname: a\nspec:\n  name: plain\n', [true]],
@@ -90,7 +96,7 @@ describe('fast YAML reader', () => {
   ])(
     'tells which documents hold no ${ (variables and references are looked for only in the others): %j',
     (text, expected) => {
-      expect(parseSimple(text).map((d) => 'value' in d && d.noPlaceholders)).toEqual(expected);
+      expect(parseQuick(text).map((d) => 'value' in d && d.noPlaceholders)).toEqual(expected);
     },
   );
 
@@ -148,12 +154,12 @@ describe('fast YAML reader', () => {
   });
 
   it.each([
-    ['mostly the subset the fast reader knows', { plain: true }, 1, 2000],
+    ['mostly the subset the quick reader knows', { plain: true }, 1, 2000],
     ['every part of YAML', { plain: false }, 2, 1500],
   ])('agrees on generated files: %s', (_, options, seed, count) => {
     const generate = yamlGenerator(seed, options);
     const texts = Array.from({ length: count }, () => generate.file().text);
-    // Enough of them are read by the fast reader for the comparison to mean something.
+    // Enough of them are read by the quick reader for the comparison to mean something.
     expect(answered(texts).length).toBeGreaterThan(count / (options.plain ? 4 : 20));
   });
 });
@@ -192,7 +198,7 @@ describe('a document read in its file', () => {
       [4, 'v4'],
       [5, 'v5'],
     ]);
-    // The block scalar's document is the only one `yaml` read (it comes with its positions); the others are the fast
+    // The block scalar's document is the only one `yaml` read (it comes with its positions); the others are the quick
     // reader's, each located from its own text when asked.
     expect(docs.map((d) => d.positions !== undefined)).toEqual([false, false, false, true, false]);
     expect(docs[3].positions?.get('/spec/name')).toEqual({ line: 23, col: 3 });
@@ -225,7 +231,7 @@ describe('a document read in its file', () => {
       'kind: Vod\nname: a\n---\n# a comment\n\nkind: Vod\nname: b\nspec:\n  name: B\n---\nkind: Banner\nname: c\nspec:\n  items:\n    - x\n    - y\n';
     const docs = parseFile(text, 'f.yaml', []);
     expect(docs.map((d) => d.index)).toEqual([0, 1, 2]);
-    // The fast reader keeps no positions; one function per file works them out by document index.
+    // The quick reader keeps no positions; one function per file works them out by document index.
     expect(docs.every((d) => d.positions === undefined && d.locate === docs[0].locate)).toBe(true);
     const at = (i: number, pointer: string) => nearestPos(docs[i], pointer);
     expect([
