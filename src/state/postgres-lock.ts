@@ -127,6 +127,22 @@ export class PgLock {
     await this.lease.confirm();
   }
 
+  /**
+   * Runs `work` (a state write) on a confirmed lock, confirming it again every renewal time while the work waits:
+   * a write on a silent connection fails as soon as the lock is found lost (the connections are cut then), not at
+   * its query timeout.
+   */
+  async during<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.lease) return work();
+    await this.confirm();
+    const watch = setInterval(() => void this.confirm().catch(() => {}), this.times.renewMs);
+    try {
+      return await work();
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
   onLost(listener: (why: string) => void): void {
     this.lease?.onLost(listener);
   }

@@ -108,16 +108,18 @@ export class PostgresBackend implements StateBackend {
       info.command,
       allowances,
     ];
-    const rows = await this.db.query<{ version: string }>(
-      'writing the state',
-      `WITH s AS (${set})
+    const rows = await this.stateLock.during(() =>
+      this.db.query<{ version: string }>(
+        'writing the state',
+        `WITH s AS (${set})
       INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
       SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11::json FROM s
       ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
         actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command,
         allowances = excluded.allowances
       RETURNING (SELECT version FROM s) AS version`,
-      [...params, ...(version === 0 ? [] : [version, this.storedSerial, this.rowConfiguration]), ...guard.params],
+        [...params, ...(version === 0 ? [] : [version, this.storedSerial, this.rowConfiguration]), ...guard.params],
+      ),
     );
     if (!rows.length) throw await this.refused();
     this.storedSerial = refs.serial;

@@ -15,7 +15,7 @@ import { tcpProxy, throughProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 const pg = (await postgresForFile('PostgreSQL lock-silence tests'))!;
 
 /** The bound the runs of this file are given (TAPEDECK_LOCK_BOUND_MS): short, so the cut is noticed soon. */
-const BOUND_MS = 600;
+const BOUND_MS = 1500;
 
 let emu: Emulator | undefined;
 let proxy: Awaited<ReturnType<typeof faultyProxy>> | undefined;
