@@ -1,7 +1,7 @@
 // What a run tells the notification URLs: drift found (report mode), changes applied, a commit rejected, a failure.
 // A state that stays the same (the same drift, the same failure) is told once, not at every interval.
 import type { AgentEvent } from './notify.js';
-import type { RunReport } from './reconcile.js';
+import type { RunReport } from './run-report.js';
 
 const short = (c?: string) => c?.slice(0, 12);
 export const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
