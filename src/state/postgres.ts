@@ -4,12 +4,14 @@
 // serial. Loaded only for a database URL; `pg` itself only when the first connection is made.
 import { UserError } from '../errors.js';
 import type { BackendContext, HistoryEntry, StateBackend, StateRefs, WriteInfo } from './backend.js';
-import { tables } from './postgres-schema.js';
+import { OWNERS_SINCE, tables } from './postgres-schema.js';
 import { PgSession } from './postgres-session.js';
 import { HELD_BY, PgLock } from './postgres-lock.js';
 import type { PgLocation } from './postgres-url.js';
 import { stateDocument } from './document.js';
+import { ownedBy, ownersWritten, ownersOf, type Owned } from './postgres-owners.js';
 import type { StateData } from './data.js';
+import type { Allowance, WindowOverride } from '../types.js';
 
 export class PostgresBackend implements StateBackend {
   readonly name: string;
@@ -87,15 +89,17 @@ export class PostgresBackend implements StateBackend {
     await this.db.ready(true);
     const w = this.ctx.writer;
     // An update also adopts a row from before rows had a configuration: it is this configuration's from now on.
-    const base = version === 0 ? 12 : 15;
+    const base = version === 0 ? 13 : 16;
     const guard = this.guard(base);
     const set =
       version === 0
         ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) SELECT $1, $2, $3, $4, 1, $5::json
          WHERE ${guard.sql} ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
         : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
-         WHERE configuration = $14 AND environment = $2 AND version = $12 AND serial = $13 AND ${guard.sql} RETURNING version`;
-    const allowances = info.allowances?.length ? JSON.stringify(info.allowances) : null;
+         WHERE configuration = $15 AND environment = $2 AND version = $13 AND serial = $14 AND ${guard.sql} RETURNING version`;
+    // Overrides of change windows are approvals too: kept in the same column, told apart by their `window` key.
+    const approvals = [...(info.allowances ?? []), ...(info.overrides ?? [])];
+    const allowances = approvals.length ? JSON.stringify(approvals) : null;
     const params = [
       ...this.key(),
       refs.lineage,
@@ -107,11 +111,12 @@ export class PostgresBackend implements StateBackend {
       info.configurationHash ?? null,
       info.command,
       allowances,
+      JSON.stringify(ownedBy(data)),
     ];
     const rows = await this.stateLock.during(() =>
       this.db.query<{ version: string }>(
         'writing the state',
-        `WITH s AS (${set})
+        `WITH s AS (${set}), ${ownersWritten(this.t.owners)}
       INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
       SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11::json FROM s
       ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
@@ -180,6 +185,12 @@ export class PostgresBackend implements StateBackend {
     );
   }
 
+  /** Who else (another configuration or environment of this schema) manages each of these ids. */
+  async ownersElsewhere(ids: Array<{ kind: string; id: string }>): Promise<Owned[]> {
+    if (!ids.length || (await this.db.ready(false)) < OWNERS_SINCE) return [];
+    return ownersOf(this.db, this.t.owners, this.key(), ids);
+  }
+
   async history(limit: number): Promise<HistoryEntry[]> {
     if (!(await this.db.ready(false))) return [];
     const rows = await this.db.query<Record<string, unknown>>(
@@ -188,9 +199,18 @@ export class PostgresBackend implements StateBackend {
       FROM ${this.db.rows('history')} WHERE configuration IN ($1, '') AND environment = $2 ORDER BY serial DESC, id DESC LIMIT $3`,
       [...this.key(), limit],
     );
-    return rows.map(
-      (r) => ({ ...r, serial: Number(r.serial), written_at: (r.written_at as Date).toISOString() }) as HistoryEntry,
-    );
+    return rows.map((r) => {
+      const approvals = (r.allowances as Array<Record<string, string>> | null) ?? [];
+      const allowances = approvals.filter((a) => 'rule' in a) as unknown as Allowance[];
+      const overrides = approvals.filter((a) => 'window' in a) as unknown as WindowOverride[];
+      return {
+        ...r,
+        serial: Number(r.serial),
+        written_at: (r.written_at as Date).toISOString(),
+        allowances: allowances.length ? allowances : null,
+        overrides: overrides.length ? overrides : null,
+      } as HistoryEntry;
+    });
   }
 
   async version(serial: number): Promise<string | undefined> {
