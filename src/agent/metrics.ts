@@ -50,11 +50,18 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  private readonly heldChanges = new Gauge({
+    name: 'tapedeck_agent_changes_held',
+    help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
+    registers: [this.registry],
+  });
+
   constructor() {
     // Every series exists from the start: a dashboard or alert sees 0, not "no data", before the first failure.
     for (const result of ['success', 'failed', 'invalid']) this.runs.inc({ result }, 0);
     for (const kind of ['read', 'write']) this.requests.inc({ kind }, 0);
     this.lockHeld.set(0);
+    this.heldChanges.set(0);
   }
 
   run(result: RunResult, seconds: number): void {
@@ -72,6 +79,10 @@ export class AgentMetrics {
     this.requests.inc({ kind: 'write' }, counts.writes);
     this.throttled.inc(counts.throttled);
     this.applied.inc(applied);
+  }
+
+  held(changes: number): void {
+    this.heldChanges.set(changes);
   }
 
   leader(held: boolean): void {

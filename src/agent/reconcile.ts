@@ -3,13 +3,13 @@
 // through the same apply as `apply`. The run's output (issues, failures) is captured for the log and the status.
 import { join } from 'node:path';
 import { ApiError, errorCode, errorLine, Reported, UserError, type ErrorCode } from '../errors.js';
-import { checkDocuments } from '../run/check.js';
+import { checkConfiguration } from '../run/check.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../run/options.js';
 import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { Io } from '../types.js';
+import type { Io, Plan } from '../types.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
 import type { RunReport } from './run-report.js';
@@ -40,7 +40,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
   const keep = (t: string) => {
     for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
   };
-  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
+  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask, clock: io.clock };
 }
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
@@ -49,16 +49,20 @@ export const runOptions = (input: RunInput, io: Io): RunOptions =>
     role: input.autoApply ? 'apply' : 'plan',
   });
 
-/** A commit's problems (project file, documents), or none: the same checks as `validate`. */
-function problems(input: RunInput, io: Io, details: string[]): { message: string; code: ErrorCode } | undefined {
+/** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration). */
+async function problems(
+  input: RunInput,
+  io: Io,
+  details: string[],
+): Promise<{ message: string; code: ErrorCode } | undefined> {
   try {
     const opts = runOptions(input, io);
-    const { issues, found } = checkDocuments(opts, io);
+    const { issues, found } = await checkConfiguration(opts, io);
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
     if (errors.length)
       return {
-        message: `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`,
+        message: `${counted(errors.length, 'error')} in the configuration; first: ${formatIssue(errors[0])}`,
         code: 'E_VALIDATION',
       };
     if (!found)
@@ -70,6 +74,24 @@ function problems(input: RunInput, io: Io, details: string[]): { message: string
     if (e instanceof UserError) return { message: e.line(), code: e.code };
     throw e;
   }
+}
+
+/** The changes the plan's windows hold (apply checks them again when it writes, and records that verdict). */
+function heldOf(plan: Plan): RunReport['held'] {
+  const held = (plan.windows?.changes ?? []).filter((c) => c.held);
+  if (!held.length) return undefined;
+  return held.map((c) => ({
+    address: c.address,
+    action: c.action,
+    windows: [...new Set(c.windows.filter((f) => !f.overridden).map((f) => f.window))],
+    next_allowed: c.next_allowed,
+  }));
+}
+
+/** When the first held change may go: the agent runs then rather than at its next interval. */
+export function heldUntil(r: RunReport): Date | undefined {
+  const times = (r.held ?? []).flatMap((h) => (h.next_allowed ? [Date.parse(h.next_allowed)] : []));
+  return times.length ? new Date(Math.min(...times)) : undefined;
 }
 
 export async function reconcile(input: RunInput): Promise<RunReport> {
@@ -86,7 +108,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     const head = await checkout.fetch();
     if (head !== commits.good && head !== commits.rejected) {
       await checkout.checkout(head);
-      const problem = problems(input, io, details);
+      const problem = await problems(input, io, details);
       if (problem) {
         commits.rejected = head;
         if (commits.good) await checkout.checkout(commits.good);
@@ -121,17 +143,20 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       report.changes = plan.changes
         .filter((c) => c.action !== 'noop')
         .map((c) => ({ address: c.address, action: c.action }));
+      report.held = heldOf(plan);
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
+        // A change a window holds waits for it, as planned: not a failure.
         report.failures = result.results
-          .filter((r) => r.outcome !== 'applied')
+          .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
           .map((r) => ({
             address: r.address,
             outcome: r.outcome,
             ...(r.error ? { error: r.error } : {}),
             ...(r.error_code ? { error_code: r.error_code } : {}),
           }));
+        report.held = heldOf(plan);
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
           const [first] = report.failures;
           const why = first.error ?? first.outcome;

@@ -16,6 +16,8 @@ export interface RunReport {
   /** what the plan would change (create, update, release, ...), by address */
   changes?: { address: string; action: string }[];
   applied?: ApplyResult['summary'];
+  /** changes a change window holds back now (applied in the first run after it closes), by address */
+  held?: { address: string; action: string; windows: string[]; next_allowed: string | null }[];
   /** applied changes that did not go through, by address */
   failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
   error?: string;

@@ -15,6 +15,7 @@ import type { CompiledRule } from '../rules/compile.js';
 import { readRules } from '../rules/load.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
+import { projectWindows } from './windows.js';
 
 /**
  * Every document checked, nothing printed: files, variables, schemas, the rules across documents, references.
@@ -113,11 +114,25 @@ function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
 
 /** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
 export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
-  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, opts.registry.names());
+  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, {
+    kinds: opts.registry.names(),
+    environments: Object.keys(opts.project?.environments ?? {}),
+  });
   if (!rules.length) return { rules: [], issues };
   const { compileRules } = await import('../rules/compile.js');
   const compiled = compileRules(rules, io.cwd);
   return { rules: compiled.rules, issues: [...issues, ...compiled.issues] };
+}
+
+/**
+ * Everything `validate` checks, nothing printed: the documents (files, variables, schemas, references, the project
+ * file as options read it) and the guardrail rules. The agent checks a new commit with this too, so a commit that
+ * validate rejects is never the one it follows.
+ */
+export async function checkConfiguration(opts: RunOptions, io: Io): Promise<Checked> {
+  const checked = checkDocuments(opts, io);
+  checked.issues.push(...(await checkRuleFiles(opts, io)).issues, ...windowWarnings(opts, checked.docs));
+  return checked;
 }
 
 /** What plan and apply work from: the documents and the rules, every issue of both printed together. */
@@ -125,10 +140,15 @@ export interface Configuration extends Loaded {
   rules: CompiledRule[];
 }
 
+/** The change windows' warnings that need the documents (an address glob matching none); their errors stopped the
+ *  run's options already (options.ts). */
+export const windowWarnings = (opts: RunOptions, docs: readonly Document[]): Issue[] =>
+  projectWindows(opts.project, opts.projectSource, opts.registry, docs).issues.filter((i) => i.severity === 'warning');
+
 export async function loadConfiguration(opts: RunOptions, io: Io): Promise<Configuration> {
   const { docs, issues, found, left } = checkDocuments(opts, io);
   const ruled = await checkRuleFiles(opts, io);
-  stopOnErrors(opts, io, [...issues, ...ruled.issues]);
+  stopOnErrors(opts, io, [...issues, ...ruled.issues, ...windowWarnings(opts, docs)]);
   if (!found && !left) throw noDocuments(opts);
   checkAllowanceNames(
     opts.allow,

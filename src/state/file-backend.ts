@@ -96,6 +96,8 @@ export class FileBackend implements StateBackend {
     return undefined;
   }
 
+  onLockLost(): void {}
+
   /** The lock file still names this process (not removed by hand, nor taken over by another run). */
   async checkLock(): Promise<void> {
     if (this.release && !holdsLock(this.name))

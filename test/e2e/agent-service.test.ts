@@ -99,6 +99,7 @@ describe('tapedeck agent', () => {
     const family = (name: string) => families.find((f) => f.name === name)!;
     expect(families.map((f) => f.name).sort()).toEqual([
       'tapedeck_agent_changes_applied_total',
+      'tapedeck_agent_changes_held',
       'tapedeck_agent_last_success_timestamp_seconds',
       'tapedeck_agent_lock_held',
       'tapedeck_agent_requests_total',
