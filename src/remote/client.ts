@@ -3,7 +3,7 @@
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
 import { DEADLINE, FINAL, retryWait } from './failures.js';
-import { ApiError, UserError } from '../errors.js';
+import { ApiError, errorLine, NotSent, OutcomeUnknown, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
@@ -94,6 +94,8 @@ export class Client {
   /** when each attempt may start: every lane of the run shares it */
   readonly limiter: Limiter;
   readonly clock: Clock;
+  /** awaited right before each attempt of a write goes out: throws when it may not (the state's lock not confirmed) */
+  private writeGate: (() => Promise<void>) | undefined;
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
@@ -105,6 +107,15 @@ export class Client {
 
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /**
+   * From now on every attempt of a write (anything but GET) waits for `gate` after its turn has come (pacing can
+   * hold it for long), and is not sent when `gate` throws: it fails as not sent, or as of unknown outcome when an
+   * earlier attempt of it got no clear answer.
+   */
+  gateWrites(gate: () => Promise<void>): void {
+    this.writeGate = gate;
   }
 
   /**
@@ -136,6 +147,7 @@ export class Client {
           ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied)
           : notStarted();
       }
+      if (method !== 'GET' && this.writeGate) await this.passGate(ticket, mayHaveApplied);
       let outcome: Response | ApiError;
       try {
         outcome = await this.once(method, path, body, ticket);
@@ -169,6 +181,18 @@ export class Client {
         `retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`,
       );
       await this.clock.timer(Math.min(wait, MAX_TIMER_MS)).done;
+    }
+  }
+
+  private async passGate(ticket: Ticket, mayHaveApplied: boolean): Promise<void> {
+    try {
+      await this.writeGate!();
+    } catch (e) {
+      this.limiter.settle(ticket);
+      if (!mayHaveApplied) throw new NotSent(errorLine(e));
+      throw new OutcomeUnknown(
+        `an earlier attempt got no clear answer and may have taken effect, and no other was sent: ${errorLine(e)}`,
+      );
     }
   }
 
