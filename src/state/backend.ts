@@ -4,6 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './data.js';
+import type { Owned } from './data.js';
 import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
@@ -75,6 +76,8 @@ export interface StateBackend {
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */
   version(serial: number): Promise<string | undefined>;
+  /** Who else manages these ids, where the backend records it (a database's owners table; a file keeps none). */
+  ownersElsewhere?(ids: Array<{ kind: string; id: string }>): Promise<Owned[]>;
   /** Releases the lock (if held) and the connection. */
   close(): Promise<void>;
 }

@@ -5,10 +5,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UserError } from '../errors.js';
 import type { BackendContext, HistoryEntry, StateBackend, StateRefs, WriteInfo } from './backend.js';
-import { tables } from './postgres-schema.js';
+import { OWNERS_SINCE, tables } from './postgres-schema.js';
 import { lockKey, PgSession } from './postgres-session.js';
 import type { PgLocation } from './postgres-url.js';
 import { stateDocument } from './document.js';
+import { ownedBy, ownersWritten, ownersOf, type Owned } from './postgres-owners.js';
 import type { StateData } from './data.js';
 import type { Allowance, WindowOverride } from '../types.js';
 
@@ -148,7 +149,7 @@ export class PostgresBackend implements StateBackend {
         ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) VALUES ($1, $2, $3, $4, 1, $5::json)
          ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
         : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
-         WHERE configuration = $14 AND environment = $2 AND version = $12 AND serial = $13 RETURNING version`;
+         WHERE configuration = $15 AND environment = $2 AND version = $13 AND serial = $14 RETURNING version`;
     // Overrides of change windows are approvals too: kept in the same column, told apart by their `window` key.
     const approvals = [...(info.allowances ?? []), ...(info.overrides ?? [])];
     const allowances = approvals.length ? JSON.stringify(approvals) : null;
@@ -163,10 +164,11 @@ export class PostgresBackend implements StateBackend {
       info.configurationHash ?? null,
       info.command,
       allowances,
+      JSON.stringify(ownedBy(data)),
     ];
     const rows = await this.db.query<{ version: string }>(
       'writing the state',
-      `WITH s AS (${set})
+      `WITH s AS (${set}), ${ownersWritten(this.t.owners)}
       INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
       SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11::json FROM s
       ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
@@ -200,6 +202,12 @@ export class PostgresBackend implements StateBackend {
       `${this.label} was written by another run since this one read it (${at}); nothing was written: run again`,
       { code: 'E_STATE_CONFLICT' },
     );
+  }
+
+  /** Who else (another configuration or environment of this schema) manages each of these ids. */
+  async ownersElsewhere(ids: Array<{ kind: string; id: string }>): Promise<Owned[]> {
+    if (!ids.length || (await this.db.ready(false)) < OWNERS_SINCE) return [];
+    return ownersOf(this.db, this.t.owners, this.key(), ids);
   }
 
   async history(limit: number): Promise<HistoryEntry[]> {
