@@ -43,6 +43,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     maxAttempts: opts.maxAttempts,
     deadlineMs: opts.deadlineMs,
     runDeadlineAt: opts.runDeadlineAt,
+    clock: opts.runClock,
     debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
   });
 }

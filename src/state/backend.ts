@@ -70,8 +70,14 @@ export interface StateBackend {
   lock(timeoutMs: number): Promise<void>;
   /** Why the lock taken is no longer held, as soon as that is known without asking (a database connection ended). */
   lockLost(): string | undefined;
-  /** Asks whether the lock taken is still held (a round trip for a database); throws a UserError saying why not. */
+  /**
+   * Returns once a write may be sent: the lock taken is still held, confirmed within the bound (lease.ts; a round
+   * trip for a database when the last confirmation is older than a third of it). Throws a UserError (E_LOCKED)
+   * saying why not; from then on it always does.
+   */
   checkLock(): Promise<void>;
+  /** `listener` is told, once, the moment the lock is known lost (a database's lease); a file's lock never is. */
+  onLockLost(listener: (why: string) => void): void;
   /** The versions written, newest first. */
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */
@@ -108,4 +114,6 @@ export interface BackendContext {
   writer: Writer;
   /** how long connecting may take */
   timeoutMs: number;
+  /** a write is sent only this long, at most, after a confirmation of the lock (lease.ts; default LOCK_BOUND_MS) */
+  lockBoundMs?: number;
 }
