@@ -10,6 +10,8 @@ export interface RunReport {
   /** a new commit that failed its checks in this run */
   rejected?: string;
   refresh: 'full' | 'changed';
+  /** whether this run might write: the operator's --auto-apply, unless the commit says agent.auto_apply: false */
+  autoApply?: boolean;
   /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
   notRead?: number;
   summary?: Plan['summary'];
