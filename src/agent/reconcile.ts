@@ -9,7 +9,8 @@ import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { Io, Plan } from '../types.js';
+import type { Io, Issue, Plan } from '../types.js';
+import { nearestPos } from '../validate/locate.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
 import type { RunReport } from './run-report.js';
@@ -50,6 +51,29 @@ export const runOptions = (input: RunInput, io: Io): RunOptions =>
   });
 
 /** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration). */
+/** A commit that names another platform for the environment than the one the agent runs against: refused, since
+ *  the token would go wherever a push says (the URL is pinned at start: --base-url, else the first commit's). */
+function movedPlatform(opts: RunOptions, pinned: string | undefined): Issue[] {
+  const named = opts.project?.environments?.[opts.envName]?.base_url;
+  if (!pinned || named === undefined || sameUrl(named, pinned)) return [];
+  return [
+    {
+      file: opts.projectSource?.file ?? 'tapedeck.yaml',
+      ...(opts.projectSource ? { pos: nearestPos(opts.projectSource, `/environments/${opts.envName}/base_url`) } : {}),
+      message: `environments.${opts.envName}.base_url: ${named} is not the platform this agent runs against (${pinned}): the repository cannot move where the agent sends its token; start the agent again (or with --base-url) to follow it`,
+      severity: 'error',
+    },
+  ];
+}
+
+const sameUrl = (a: string, b: string) => {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return a === b;
+  }
+};
+
 async function problems(
   input: RunInput,
   io: Io,
@@ -58,6 +82,7 @@ async function problems(
   try {
     const opts = runOptions(input, io);
     const { issues, found } = await checkConfiguration(opts, io);
+    issues.push(...movedPlatform(opts, input.flags.baseUrl));
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
     if (errors.length)

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
-import { agentsPerTest, offer, titles, until } from '../helpers/agent.js';
+import { agentsPerTest, offer, startAgent, titles, until } from '../helpers/agent.js';
 import { runCli } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 import { testRepo } from '../helpers/git.js';
@@ -115,5 +115,42 @@ describe('what the repository may set of the agent', () => {
         r.stderr,
       ).toBe(true);
     expect(r.stderr + r.stdout).not.toContain('secretkey');
+  });
+});
+
+describe('where the agent sends its token', () => {
+  it('a commit that moves the environment to another platform is rejected: nothing is sent there', async () => {
+    emu = await emulator();
+    const elsewhere = await emulator();
+    try {
+      const repo = testRepo();
+      const project = (url: string) => `version: 1\nenvironments:\n  prod:\n    base_url: ${url}\n`;
+      const good = repo.push({ 'platform/tapedeck.yaml': project(emu.url), 'platform/offers.yaml': [offer('a', 'A')] });
+      const a = await startAgent(
+        ['--repo', repo.bare, '--path', 'platform', '--env', 'prod', '--interval', '200ms', '--auto-apply', '--debug'],
+        { cwd: tempDir() },
+      );
+      try {
+        await until('offer A', () => titles(emu!).includes('A'));
+        const moved = repo.push({
+          'platform/tapedeck.yaml': project(elsewhere.url),
+          'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
+        });
+        const status = await until('the commit rejected', async () => {
+          const s = await a.status();
+          return s.rejected_commit === moved && s.last_error && s;
+        });
+        expect(status).toMatchObject({ commit: good, last_error: { code: 'E_VALIDATION' } });
+        expect(status.last_error.message).toMatch(
+          /platform\/tapedeck\.yaml:4:5: environments\.prod\.base_url: .* is not the platform this agent runs against/,
+        );
+        expect(elsewhere.calls()).toEqual([]);
+        expect(titles(emu)).toEqual(['A']);
+      } finally {
+        await a.stop();
+      }
+    } finally {
+      await elsewhere.close();
+    }
   });
 });

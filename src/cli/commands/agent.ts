@@ -74,6 +74,8 @@ function firstOptions(
   const dir = join(checkout.dir, settings.path);
   const role = settings.autoApply ? ('apply' as const) : ('plan' as const);
   const opts = buildOptions(dir, { ...flags, quiet: true }, runIo, { role });
+  // Where the token goes is the operator's: a platform the repository names is the first commit's, for good.
+  flags = { ...flags, baseUrl: flags.baseUrl ?? opts.baseUrl };
   if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
   if (opts.project?.environments?.[opts.envName]?.state) {
     throw new UserError(
