@@ -21,8 +21,8 @@
 # variables tapedeck.yaml names per environment and role (token_env); the state URL from TAPEDECK_STATE_URL.
 #
 # Approved exceptions to the guardrails: PLATFORM_DIR/allowances/ENV.txt, one RULE=REASON a line (# comments), changed
-# in a pull request and reviewed like code. Every plan and apply of ENV passes its lines as --allow values, read from
-# the checkout of the commit being planned or applied, never from a saved plan.
+# in a pull request and reviewed like code. Every plan and apply of ENV is given it (--allow-file), read from the
+# checkout of the commit being planned or applied, never from a saved plan (apply --plan trusts only its own).
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 pr-plan|main-plan|main-apply|drift ENV" >&2; exit 64; }
 step=$1
@@ -34,13 +34,7 @@ tapedeck() { "${run[@]}" "$@"; }
 
 allow=()
 allowances=$dir/allowances/$env.txt
-if [ -f "$allowances" ]; then
-  while IFS= read -r line || [ -n "$line" ]; do
-    line=${line#"${line%%[![:space:]]*}"}
-    case $line in '' | '#'*) continue ;; esac
-    allow+=(--allow "$line")
-  done < "$allowances"
-fi
+if [ -f "$allowances" ]; then allow=(--allow-file "$allowances"); fi
 allowed() { tapedeck "$@" ${allow[@]+"${allow[@]}"}; }
 
 # A plan: Markdown into MD, the saved plan into JSON. Prints changes= and denied=; returns 1 for a denial (the plan

@@ -64,4 +64,5 @@ export const planning = (cmd: Command) =>
       collect,
     )
     .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply')
-    .option('--allow <rule=reason>', "let a guardrail rule's denials through, recording why (repeatable)", collect);
+    .option('--allow <rule=reason>', "let a guardrail rule's denials through, recording why (repeatable)", collect)
+    .option('--allow-file <file>', 'the --allow RULE=REASON of a reviewed file, one a line (repeatable)', collect);

@@ -54,6 +54,12 @@ export function withQuery(path: string, query: Record<string, string> | undefine
   return s ? `${path}?${s}` : path;
 }
 
+/** The spec fields a kind's read path is built from (a content type's project and base type): where a resource is. */
+export function readPathFields(k: KindDef): string[] {
+  const inPath = [...k.read.path.matchAll(/\{spec\.(\w+)\}/g)].map((m) => m[1]);
+  return [...new Set([...inPath, ...Object.values(k.read.query ?? {}).map(specField)])];
+}
+
 /** The read path of one resource. */
 export function readPath(k: KindDef, v: PathValues): string {
   return withQuery(fillPath(k.read.path, v), k.read.query, v.spec);

@@ -11,10 +11,12 @@ import type { Document } from '../types.js';
 import { nearestPos } from '../validate/locate.js';
 import { naturalKeyOf } from './list.js';
 
-/** Who holds a live resource: an address of the state or of a document, and whether the state released it. */
+/** Who holds a live resource: an address of the state or of a document, whether the state released it, and
+ *  whether a document of this plan still declares that address (else its entry is released by this plan). */
 export interface Owner {
   address: string;
   released: boolean;
+  declared: boolean;
 }
 
 /** The fields that tell a kind's resources apart (x-natural-key), where its schema declares them. */
@@ -45,7 +47,8 @@ export function keyKnown(fields: string[], desired: JsonObject, placeholder?: st
 /**
  * What a create of `doc` meets among `same` (live resources with its natural key): nothing, a note (allowed by
  * allow_duplicate), or a located error naming them and the one way to take each over (`tapedeck import` for one
- * nobody manages, `moved_from` for one the state released).
+ * nobody manages, `moved_from` for one the state released or is about to); one another document manages is a
+ * copy-pasted document, which would make a second resource for good.
  */
 export function duplicateCheck(
   doc: Document,
@@ -55,26 +58,24 @@ export function duplicateCheck(
   owner: (id: string) => Owner | undefined,
 ): { note?: string; error?: UserError } {
   const free: string[] = [];
-  const released: Array<[string, string]> = [];
+  const held: Array<[string, Owner]> = [];
   for (const r of same) {
     const id = oneLine(String(r.id ?? ''));
     const o = owner(String(r.id ?? ''));
     if (!o) free.push(id);
-    else if (o.released) released.push([id, o.address]);
+    else if (o.address !== doc.address && o.address !== doc.moved_from) held.push([id, o]);
   }
-  if (!free.length && !released.length) return {};
+  if (!free.length && !held.length) return {};
   const key = fields.join(', ');
   if (doc.allow_duplicate) {
-    const ids = [...free, ...released.map(([id]) => id)].join(', ');
+    const ids = [...free, ...held.map(([id]) => id)].join(', ');
     return { note: `allow_duplicate: a second ${doc.kind} with the same ${key} as ${ids}` };
   }
   const has = (ids: string) => `the platform already has ${doc.kind} ${ids} with the same ${key}`;
   const adopt = `adopt ${free.length > 1 ? 'one of them' : 'it'} with \`tapedeck import ${doc.address} ${free[0]}\``;
   const problems = [
     ...(free.length ? [`${has(free.join(', '))}, which no state entry manages: ${adopt}`] : []),
-    ...released.map(
-      ([id, from]) => `${has(id)}, released from ${from}: take it back with \`moved_from: ${from}\` in this document`,
-    ),
+    ...held.map(([id, o]) => `${has(id)}, ${heldBy(o)}`),
   ];
   // Located at the first field of the key that is not the scope (the name, the title), where the reader looks.
   const field = fields.find((f) => !resourceModel(schema).props?.[f]?.identity) ?? fields[0];
@@ -82,4 +83,13 @@ export function duplicateCheck(
   const where = `${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}`;
   const message = `${doc.address}: ${problems.join('; ')}; or set allow_duplicate: true to create a second one`;
   return { error: new UserError(message, { code: 'E_DUPLICATE', where }) };
+}
+
+/** Who holds a look-alike, and how this document takes it over instead of making a second one. */
+function heldBy(o: Owner): string {
+  const back = `take it back with \`moved_from: ${o.address}\` in this document`;
+  if (o.released) return `released from ${o.address}: ${back}`;
+  if (!o.declared)
+    return `managed by ${o.address}, which no document declares any more: if this document replaces it, ${back}`;
+  return `managed by ${o.address}: this document looks like a copy of it, and would make a second one for good`;
 }

@@ -1,24 +1,19 @@
 // One document's read, step by step: by key, by id, a pending create looked up, adopted by natural key, looked for
 // before a create, a duplicate's source checked, the duplicate's placeholder filled in. What each document is to
 // be comes from resolve/; deciding what to change is the planner's.
-import { ApiError, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { createFor, type KindDef } from '../kinds/types.js';
-import { listSpecOf, lookupOf, readShapeOf } from '../kinds/access.js';
-import { readPath, type PathValues } from '../kinds/paths.js';
+import { listSpecOf, lookupOf } from '../kinds/access.js';
+import { readPathFields } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
-import { nearestPos } from '../validate/locate.js';
-import type { JsonObject } from '../schema/values.js';
 import type { Observed } from '../types.js';
 import type { Caller } from './client.js';
-import { duplicateCheck, keyKnown, naturalKeyFields, type Owner } from './duplicates.js';
+import type { Owner } from './duplicates.js';
 import type { LiveLists } from './live-lists.js';
-import { unwrap } from './list.js';
+import { lookBeforeCreating, lookBeforeDuplicating, NOT_FOUND, readResource } from './look-before.js';
 import { scopeOf, wouldBeDefault, type DocRead } from './read-plan.js';
 import { findCreated } from './recover.js';
-
-/** A resource someone names (the state, duplicate_from) that the platform does not have. */
-const NOT_FOUND = { code: 'E_NOT_FOUND' } as const;
 
 /** What every document's read shares: the client, the lists, and what is known of ids and their holders. */
 export interface ReadContext {
@@ -31,17 +26,6 @@ export interface ReadContext {
   /** the ids already someone's: the state's, and those found for a pending create during this reading */
   claimed: () => Set<string>;
   recreateMissing?: boolean;
-}
-
-/** The resource (a key kind's with its key), or null when it does not exist and `missingOk`. */
-async function get(client: Caller, k: KindDef, v: PathValues, missingOk: boolean): Promise<JsonObject | null> {
-  const shape = readShapeOf(k);
-  try {
-    return unwrap(shape, (await client.call('GET', readPath(k, v))).body, v.key);
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 404 && (missingOk || shape.missing === 'empty')) return null;
-    throw e;
-  }
 }
 
 /** The document's observation, made before its first request (its desired values, nothing live yet). */
@@ -80,12 +64,14 @@ export async function readDocument(ctx: ReadContext, r: DocRead, o: Observed): P
       o.adopted_by = k.identity.fields;
     }
   }
-  if (!o.live && createFor(k, o.source) && k.identity.by !== 'natural') await lookBeforeCreating(ctx, k, o);
-  if (!o.live && o.source && k.duplicate && !hasReference(o.source)) await checkSource(ctx, k, o, o.source);
+  if (!o.live && createFor(k, o.source) && k.identity.by !== 'natural') {
+    if (o.source && k.duplicate) await lookBeforeDuplicating(ctx, k, o, o.source);
+    else await lookBeforeCreating(ctx, k, o);
+  }
   // Once the duplicate exists, its placeholder means what the server made of it: the source's value of that field.
   const mark = o.source ? k.duplicate?.placeholder : undefined;
   if (o.live && o.source && mark && JSON.stringify(o.desired).includes(mark)) {
-    const original = await get(ctx.client, k, { id: o.source, spec: o.desired }, false);
+    const original = await readResource(ctx.client, k, { id: o.source, spec: o.desired }, false);
     o.desired = withOriginal(o.desired, original ?? {}, mark);
   }
 }
@@ -94,7 +80,7 @@ export async function readDocument(ctx: ReadContext, r: DocRead, o: Observed): P
 async function readByKey(ctx: ReadContext, k: KindDef, field: string, o: Observed): Promise<void> {
   const key = String(o.desired[field]);
   if (hasReference(key)) return void (o.live = { [field]: key }); // its target is created in this apply
-  o.live = (await get(ctx.client, k, { key, spec: o.desired }, true)) ?? { [field]: key };
+  o.live = (await readResource(ctx.client, k, { key, spec: o.desired }, true)) ?? { [field]: key };
   o.id = key;
 }
 
@@ -104,7 +90,10 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
   // Taken, the list lets go of it (a second document with the same id, which validation makes unlikely, is read
   // with a GET).
   const viaList = r.viaList ? await ctx.lists.take(r.viaList, id!) : undefined;
-  o.live = viaList ?? (await get(ctx.client, k, { id: id!, spec: o.desired }, r.fromState));
+  // Read where the state last saw it: a document that names another project asks for the old resource there, and a
+  // changed identity is planned as a replace, never as a resource gone.
+  const spec = r.at ? { ...o.desired, ...r.at } : o.desired;
+  o.live = viaList ?? (await readResource(ctx.client, k, { id: id!, spec }, r.fromState));
   if (o.live) {
     o.id = id;
     o.from_state = r.fromState;
@@ -113,7 +102,14 @@ async function readById(ctx: ReadContext, r: DocRead, o: Observed): Promise<void
   }
   // The wrong platform (another environment's URL, a wrong path prefix) answers 404 for every id it does not
   // have: re-creating them all would be the worst outcome, so only an explicit flag does it.
-  else if (!ctx.recreateMissing) {
+  // Where the state does not record where it was (an entry of an older tapedeck), a 404 from where the document says
+  // cannot tell a deleted resource from one in another project: re-creating could drop one that still exists.
+  else if (r.fromState && !r.at && readPathFields(k).length) {
+    throw new UserError(
+      `the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind} with the ${readPathFields(k).join(' and ')} the document names, and the state does not record where it was: if it moved, put the old values back and apply once (the state then records them); if it was deleted, run \`tapedeck state forget ${r.movedFrom ?? doc.address}\``,
+      NOT_FOUND,
+    );
+  } else if (!ctx.recreateMissing) {
     throw new UserError(
       `the state knows it as ${doc.kind} ${id}, but the platform has no such ${doc.kind}. If it was deleted, pass --recreate-missing to create it again (or run \`tapedeck state forget ${r.movedFrom ?? doc.address}\`); if not, check --base-url: this may be another platform`,
       NOT_FOUND,
@@ -136,33 +132,5 @@ async function findPending(ctx: ReadContext, r: DocRead, o: Observed): Promise<v
   if (found) {
     o.live = found;
     o.id = String(found.id);
-  }
-}
-
-/** Before a create: a live resource with the document's natural key that nobody manages stops the plan. */
-async function lookBeforeCreating(ctx: ReadContext, k: KindDef, o: Observed): Promise<void> {
-  const list = listSpecOf(k);
-  if (!list) return void (o.notes = [`duplicates could not be checked: a ${k.kind} has no list to look in`]);
-  const fields = naturalKeyFields(k.schema);
-  if (!fields || !keyKnown(fields, o.desired, o.source ? k.duplicate?.placeholder : undefined)) return;
-  const same = await ctx.lists.sameKey(k, fields, list, o.desired);
-  const { note, error } = duplicateCheck(o.doc, k.schema, fields, same ?? [], ctx.ownerOf);
-  if (error) throw error;
-  if (note) o.notes = [note];
-}
-
-/** A duplicate yet to be made needs its source: a mistyped one is a located error now, not a failed apply. */
-async function checkSource(ctx: ReadContext, k: KindDef, o: Observed, source: string): Promise<void> {
-  try {
-    await get(ctx.client, k, { id: source, spec: o.desired }, false);
-  } catch (e) {
-    if (!(e instanceof ApiError && e.status === 404)) throw e;
-    const { doc } = o;
-    const at = nearestPos(doc.source, '/duplicate_from');
-    const where = `${doc.source.file}${at ? `:${at.line}:${at.col}` : ''}`;
-    throw new UserError(`${where}: duplicate_from ${source}: no such ${doc.kind} on the platform`, {
-      ...NOT_FOUND,
-      cause: e,
-    });
   }
 }

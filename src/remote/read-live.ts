@@ -125,11 +125,18 @@ async function readWave(wave: DocRead[], concurrency: number, read: (r: DocRead)
 /** Every id the state or a document of the plan names, with its holder (made once, when a create is first checked). */
 function ownersOf(state: State, plan: ReadPlan): Map<string, Owner> {
   const out = new Map<string, Owner>();
+  const declared = new Set<string>();
+  for (const wave of plan.waves) {
+    for (const r of wave) {
+      declared.add(r.doc.address);
+      if (r.doc.moved_from) declared.add(r.doc.moved_from);
+    }
+  }
   for (const [address, e] of Object.entries(state.data.resources)) {
-    if (e.id) out.set(e.id, { address, released: !!e.released_at });
+    if (e.id) out.set(e.id, { address, released: !!e.released_at, declared: declared.has(address) });
   }
   for (const wave of plan.waves) {
-    for (const r of wave) if (r.id) out.set(r.id, { address: r.doc.address, released: false });
+    for (const r of wave) if (r.id) out.set(r.id, { address: r.doc.address, released: false, declared: true });
   }
   return out;
 }

@@ -5,9 +5,10 @@ import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import { creatable, type KindDef } from '../kinds/types.js';
 import { listSpecOf } from '../kinds/access.js';
+import { readPathFields } from '../kinds/paths.js';
 import { dependencyGraph, hasReference } from '../resolve/refs.js';
 import type { JsonObject } from '../schema/values.js';
-import type { State } from '../state/state.js';
+import type { State, StateEntry } from '../state/state.js';
 import type { Document, ListSpec } from '../types.js';
 import { waves } from '../util/pool.js';
 
@@ -31,6 +32,9 @@ export interface DocRead {
   movedFrom?: string;
   /** the state entry it takes over was released: its resource is taken back (a restore), not created again */
   restored: boolean;
+  /** where the state last saw it: its values of the fields the read path is built from (a content type's project
+   *  and base type), so that a document naming another project reads the old resource and plans a replace */
+  at?: JsonObject;
 }
 
 /** Whether a document waits for a list rather than sending a GET of its own (it then needs no request slot). */
@@ -66,6 +70,14 @@ export function scopeOf(list: ListSpec, spec: JsonObject): JsonObject | undefine
 /** A would-be default (one default configuration per project and type) is checked against the live ones. */
 export const wouldBeDefault = (k: KindDef, spec: JsonObject) => (k.uniqueWhen ?? []).some((u) => spec[u.when] === true);
 
+/** The state's values of the fields a kind's read path is built from, where it recorded them all. */
+function recordedAt(k: KindDef, entry: StateEntry): JsonObject | undefined {
+  const fields = readPathFields(k);
+  const values = fields.map((f) => entry.fields?.[f]);
+  if (!fields.length || values.some((v) => typeof v !== 'string' || !v)) return undefined;
+  return Object.fromEntries(fields.map((f, i) => [f, values[i]])) as JsonObject;
+}
+
 export function planReads(docs: Document[], registry: Registry, state: State): ReadPlan {
   const graph = dependencyGraph(docs);
   const reads: DocRead[] = [];
@@ -98,6 +110,7 @@ export function planReads(docs: Document[], registry: Registry, state: State): R
       viaList: undefined,
       movedFrom: old ? doc.moved_from : undefined,
       restored: !!entry?.released_at && (k.identity.by === 'key' || (!!id && id === entry.id)),
+      at: fromState ? recordedAt(k, entry!) : undefined,
     };
     reads.push(r);
     const list = listSpecOf(k);

@@ -5,7 +5,7 @@
 import type { Issue, SourceDoc } from '../types.js';
 import { isObject } from '../schema/values.js';
 import { escapeReferences, startsWithReference } from './refs.js';
-import { closest } from '../validate/schema.js';
+import { closest } from '../schema/spelling.js';
 import { nearestPos } from '../validate/locate.js';
 
 export interface VarContext {

@@ -6,7 +6,7 @@ import { segment } from '../kinds/paths.js';
 import type { Document, Issue } from '../types.js';
 import { isObject, type Json } from '../schema/values.js';
 import { findCycle } from '../util/graph.js';
-import { closest } from '../validate/schema.js';
+import { closest } from '../schema/spelling.js';
 import { nearestPos } from '../validate/locate.js';
 
 /** The text of a reference, without its escape. */

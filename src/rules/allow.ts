@@ -1,25 +1,76 @@
-// `--allow RULE=REASON`: a guardrail's denial let through, with the reason a reviewer will read. Allowances are
-// recorded in the plan, shown, and kept in the apply result and the state's history (database state).
+// `--allow RULE=REASON` and `--allow-file FILE` (one RULE=REASON a line): a guardrail's denial let through, with the
+// reason a reviewer will read. Allowances are recorded in the plan, shown, and kept in the apply result and the
+// state's history (database state). They are an approval, so they come only from whoever runs the command: a saved
+// plan's recorded allowances are shown beside the apply's (savedAllowanceNotes), never taken from the file.
 import { UserError } from '../errors.js';
 import type { Allowance, RulesReport } from '../types.js';
+
+/** One RULE=REASON, or undefined when it lacks a rule or a reason. */
+function allowance(item: string): Allowance | undefined {
+  const eq = item.indexOf('=');
+  const rule = (eq < 0 ? item : item.slice(0, eq)).trim();
+  const reason = eq < 0 ? '' : item.slice(eq + 1).trim();
+  return rule && reason ? { rule, reason } : undefined;
+}
+
+/** `list` with `a` added; the same rule twice with two reasons is refused (which one would the record keep?). */
+function addAllowance(list: Allowance[], a: Allowance): void {
+  const same = list.find((x) => x.rule === a.rule);
+  if (same && same.reason !== a.reason)
+    throw new UserError(`--allow ${a.rule} is given twice with different reasons: give it once`);
+  if (!same) list.push(a);
+}
 
 /** The --allow flags as allowances; a flag without a rule or without a reason is refused. */
 export function parseAllowances(flags: string[] = []): Allowance[] {
   const out: Allowance[] = [];
   for (const item of flags) {
-    const eq = item.indexOf('=');
-    const rule = eq < 0 ? item : item.slice(0, eq);
-    const reason = eq < 0 ? '' : item.slice(eq + 1).trim();
-    if (!rule || !reason)
+    const a = allowance(item);
+    if (!a)
       throw new UserError(
         `--allow takes RULE=REASON (the reason is recorded with the plan), not ${JSON.stringify(item)}`,
       );
-    const same = out.find((a) => a.rule === rule);
-    if (same && same.reason !== reason)
-      throw new UserError(`--allow ${rule} is given twice with different reasons: give it once`);
-    if (!same) out.push({ rule, reason });
+    addAllowance(out, a);
   }
   return out;
+}
+
+/**
+ * An allowances file (`--allow-file`): one RULE=REASON a line, as --allow takes it; blank lines and lines starting
+ * with `#` are left out. `into`: the allowances so far (the --allow flags), to which the file's are added.
+ */
+export function parseAllowanceFile(text: string, file: string, into: Allowance[] = []): Allowance[] {
+  const out = [...into];
+  for (const [i, line] of text.split(/\r?\n/).entries()) {
+    const item = line.trim();
+    if (!item || item.startsWith('#')) continue;
+    const a = allowance(item);
+    if (!a)
+      throw new UserError(
+        `${file}:${i + 1}:${line.length - line.trimStart().length + 1}: --allow-file takes one RULE=REASON a line (# starts a comment), not ${JSON.stringify(item)}`,
+        { code: 'E_INPUT' },
+      );
+    addAllowance(out, a);
+  }
+  return out;
+}
+
+/**
+ * What a saved plan recorded as allowed, beside what its apply allows: one note for each recorded allowance the
+ * apply does not give as recorded. Shown, never merged: the file is anyone's to edit, its checksum anyone's to remake.
+ */
+export function savedAllowanceNotes(recorded: Allowance[], given: Allowance[]): string[] {
+  const notes: string[] = [];
+  for (const a of recorded) {
+    const now = given.find((g) => g.rule === a.rule);
+    if (now?.reason === a.reason) continue;
+    notes.push(
+      now
+        ? `the saved plan records --allow ${a.rule}=${a.reason} (given to plan); this apply's reason, ${JSON.stringify(now.reason)}, is the one recorded`
+        : `the saved plan records --allow ${a.rule}=${a.reason} (given to plan); an apply takes its allowances only from its own --allow and --allow-file`,
+    );
+  }
+  return notes;
 }
 
 /** An allowance naming no rule is an error: a typo would otherwise let nothing through, silently. */
@@ -28,13 +79,6 @@ export function checkAllowanceNames(allow: Allowance[], rules: readonly string[]
   if (!unknown.length) return;
   const known = rules.length ? `the rules are ${rules.join(', ')}` : 'the configuration has no rules';
   throw new UserError(`--allow ${unknown.join(', ')}: no rule has that name (${known})`);
-}
-
-/** Allowances from two sources (a saved plan's, then the command line's); the first reason for a rule wins. */
-export function mergeAllowances(...lists: Allowance[][]): Allowance[] {
-  const out: Allowance[] = [];
-  for (const a of lists.flat()) if (!out.some((x) => x.rule === a.rule)) out.push(a);
-  return out;
 }
 
 /** The denials that stop an apply: deny findings (failed, or an error: fail closed) that no allowance covers. */

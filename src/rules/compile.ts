@@ -1,12 +1,16 @@
 // The rules' CEL (the Common Expression Language, as Kubernetes validations use it), parsed and type-checked once per
 // run by @marcbachmann/cel-js against the variables a rule sees: `change` (a typed record, so a misspelt field is a
-// type error at `file:line:col`) and `now`. Loaded only when the configuration has rules.
+// type error at `file:line:col`) and `now`. Each evaluation is metered (meter.ts: a cost budget, the run's deadline,
+// int64 and timestamp ranges) and runs CEL's `matches` and time zones (harden.ts). Loaded only when the configuration
+// has rules.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Environment } from '@marcbachmann/cel-js';
 import type { Issue, Pos } from '../types.js';
 import { ChangeVariable } from './change.js';
+import { harden } from './harden.js';
 import type { RuleSource, Severity } from './load.js';
+import { metered } from './meter.js';
 
 /** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
 export interface RuleVars {
@@ -20,13 +24,14 @@ export interface CompiledRule {
   kinds?: Set<string>;
   actions?: Set<string>;
   environments?: Set<string>;
-  /** the expression: true passes; anything else fails; a throw is the rule's error for that change */
-  test: (vars: RuleVars) => unknown;
+  /** the expression: true passes; anything else fails; a throw is the rule's error for that change (an
+   *  EvaluationStopped past its budget or `deadlineAt`, epoch ms) */
+  test: Evaluate;
   /** the message shown when it fails (messageExpression evaluated, or message, or the expression itself) */
-  message: (vars: RuleVars) => unknown;
+  message: Evaluate;
 }
 
-/** The fields of `change`, as the README's Guardrails section lists them. */
+/** The fields of `change`, as docs/guardrails.md lists them. */
 export const CHANGE_FIELDS = {
   address: 'string',
   kind: 'string',
@@ -38,9 +43,13 @@ export const CHANGE_FIELDS = {
   changed: 'list<string>',
 } as const;
 
+/** One evaluation of a compiled expression, metered; `deadlineAt` (epoch ms) stops it as the budget does. */
+export type Evaluate = (vars: RuleVars, deadlineAt?: number) => unknown;
+
 let environment: Environment | undefined;
+// Literals of mixed types are lists and maps of `dyn`, as CEL's checker types them.
 const celEnvironment = () =>
-  (environment ??= new Environment({ enableOptionalTypes: true })
+  (environment ??= new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
     .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
     .registerVariable('change', 'tapedeck.Change')
     .registerVariable('now', 'google.protobuf.Timestamp'));
@@ -85,20 +94,34 @@ export function positionIn(text: string, key: Pos, value: string, offset: number
     : { line: at.line, col: at.col + quoted + offset };
 }
 
-/** `expr` parsed and type-checked, or why not (with the offset of the problem in the expression). */
-function compileExpression(
-  expr: string,
-  want: 'bool' | 'string',
-): { run?: (v: RuleVars) => unknown; problem?: string; offset?: number } {
-  const env = celEnvironment();
+/** What compiling one expression gave: how to evaluate it, or why not (with the problem's offset in it). */
+export interface Compiled {
+  run?: Evaluate;
+  problem?: string;
+  offset?: number;
+}
+
+/**
+ * `expr` parsed, type-checked (to give a `want`, unless `any`) and hardened, against the rules' variables and any
+ * `extra` ones (name -> CEL type; the conformance cases declare their own).
+ */
+export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?: Record<string, string>): Compiled {
+  let env = celEnvironment();
+  if (extra && Object.keys(extra).length) {
+    env = env.clone();
+    for (const [name, type] of Object.entries(extra)) env.registerVariable(name, type);
+  }
   try {
     const parsed = env.parse(expr);
     const checked = parsed.check() as { valid: boolean; type?: string; error?: CelError };
     if (!checked.valid)
       return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
-    if (checked.type !== want && checked.type !== 'dyn')
+    if (want !== 'any' && checked.type !== want && checked.type !== 'dyn')
       return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
-    return { run: parsed as unknown as (v: RuleVars) => unknown };
+    const [pattern] = harden(parsed.ast);
+    if (pattern) return pattern;
+    const evaluate = parsed as unknown as (v: object) => unknown;
+    return { run: (vars, deadlineAt = Infinity) => metered(deadlineAt, () => evaluate(vars)) };
   } catch (e) {
     const err = e as CelError;
     return { problem: err.summary ?? err.message, offset: err.range?.start };
@@ -118,7 +141,7 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
   const rules: CompiledRule[] = [];
   for (const r of sources) {
     const { spec } = r;
-    const test = compileExpression(spec.expression, 'bool');
+    const test = compileCel(spec.expression, 'bool');
     if (test.problem)
       issues.push({
         file: r.file,
@@ -126,8 +149,7 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
         message: `rule ${spec.name}: expression: ${test.problem}`,
         severity: 'error',
       });
-    const shown =
-      spec.messageExpression !== undefined ? compileExpression(spec.messageExpression, 'string') : undefined;
+    const shown = spec.messageExpression !== undefined ? compileCel(spec.messageExpression, 'string') : undefined;
     if (shown?.problem)
       issues.push({
         file: r.file,

@@ -6,7 +6,8 @@ import type { TokenSource } from './credentials.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { formatIssue } from '../report/text.js';
 import { isObject } from '../schema/values.js';
-import type { Issue } from '../types.js';
+import { parseAllowanceFile, parseAllowances } from '../rules/allow.js';
+import type { Allowance, Issue } from '../types.js';
 import { readBounded } from '../util/files.js';
 import type { Io } from '../types.js';
 
@@ -43,6 +44,19 @@ function readFlagFile(file: string, cwd: string, max: number, what: string, is: 
       code: 'E_INPUT',
     });
   return bytes.toString('utf8');
+}
+
+/** An allowances file is a few lines a rule; this bound keeps `--allow-file /dev/zero` from hanging the run. */
+const MAX_ALLOW_FILE_BYTES = 1024 * 1024;
+
+/** --allow RULE=REASON and every --allow-file's lines, as one list (a rule given twice must give one reason). */
+export function readAllowances(flags: string[] = [], files: string[] = [], cwd: string): Allowance[] {
+  let out = parseAllowances(flags);
+  for (const file of files) {
+    const text = readFlagFile(file, cwd, MAX_ALLOW_FILE_BYTES, `--allow-file ${file}`, 'an allowances file');
+    out = parseAllowanceFile(text, file, out);
+  }
+  return out;
 }
 
 /** A variables file, read by the same YAML path as the documents (depth, alias and directive rules included). */

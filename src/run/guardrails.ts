@@ -11,13 +11,13 @@ import type { RunOptions } from './options.js';
 
 /** The rules' verdict on `shown` (sensitive values masked), recorded in both plans; none without rules (a saved
  *  plan's findings are replaced: its rules may have changed since). */
-export function guardPlan(
+export async function guardPlan(
   plans: { plan: Plan; shown: Plan },
   config: Configuration,
   opts: RunOptions,
   state: State,
   allow: Allowance[],
-): void {
+): Promise<void> {
   if (!config.rules.length) {
     delete plans.plan.rules;
     delete plans.shown.rules;
@@ -25,9 +25,10 @@ export function guardPlan(
   }
   // The documents by address only when a finding needs its place (a large plan usually has none).
   let byAddress: Map<string, Document> | undefined;
-  const report = checkRules(plans.shown, config.rules, {
+  const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
     now: new Date(),
+    deadlineAt: opts.runDeadlineAt,
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,

@@ -9,10 +9,17 @@ import { configurationName, loadProject, type Environment, type Project } from '
 import type { Io } from '../types.js';
 import { parseTargets } from './targets.js';
 import type { Allowance, SourceDoc } from '../types.js';
-import { parseAllowances } from '../rules/allow.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
-import { parseVars, positiveInt, readToken, readVarFile, refreshMode, type RefreshMode } from './flag-values.js';
+import {
+  parseVars,
+  positiveInt,
+  readAllowances,
+  readToken,
+  readVarFile,
+  refreshMode,
+  type RefreshMode,
+} from './flag-values.js';
 import { namedTokenValues, tokenSource, type TokenRole } from './credentials.js';
 
 export { MAX_TOKEN_FILE_BYTES, parseVars, positiveInt, REFRESH_MODES, type RefreshMode } from './flag-values.js';
@@ -40,6 +47,8 @@ export interface CommonFlags {
   target?: string[];
   /** plan/apply: RULE=REASON, a guardrail's denial let through */
   allow?: string[];
+  /** plan/apply: files of RULE=REASON lines (a reviewed list of allowances) */
+  allowFile?: string[];
   /** plan/apply: read every document (full), or only those changed since the last apply */
   refresh?: string;
 }
@@ -81,7 +90,7 @@ export interface RunOptions {
   project?: Project;
   /** the project file as parsed: where its rules stand */
   projectSource?: SourceDoc;
-  /** --allow RULE=REASON: denials let through, and why */
+  /** --allow RULE=REASON and --allow-file's lines: denials let through, and why (only ever the command line's) */
   allow: Allowance[];
   /** read lazily: validate needs no token */
   token: () => string;
@@ -211,7 +220,7 @@ export function buildOptions(
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
-  const allow = check(() => parseAllowances(f.allow)) ?? [];
+  const allow = check(() => readAllowances(f.allow, f.allowFile, io.cwd)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state =

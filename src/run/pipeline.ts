@@ -195,7 +195,7 @@ export async function makePlan(
       requests: { reads: client.counts.reads },
     };
     const planned = { plan, shown: maskPlan(plan), state, client };
-    guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
+    await guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
     return planned;
   } catch (e) {
     await client.close();

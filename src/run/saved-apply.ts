@@ -9,7 +9,7 @@ import { changedSinceApply } from '../remote/refresh.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
-import { mergeAllowances } from '../rules/allow.js';
+import { savedAllowanceNotes } from '../rules/allow.js';
 import { loadConfiguration } from './check.js';
 import { guardPlan } from './guardrails.js';
 import type { Io } from '../types.js';
@@ -73,7 +73,8 @@ export async function remakeSaved(
       io,
     );
     const fresh = new Map(changes.filter((c) => changed.has(c.address)).map((c) => [c.address, c]));
-    const stale = changeDifferences(saved, { ...saved, changes: [...fresh.values()].map(maskChange) });
+    const masked = [...fresh.values()].map(maskChange);
+    const stale = changeDifferences(saved, { ...saved, changes: masked });
     if (stale.length) {
       await client.close();
       return { stale };
@@ -84,9 +85,14 @@ export async function remakeSaved(
       changes: saved.changes.map((c) => fresh.get(c.address) ?? c),
       requests: { reads: client.counts.reads },
     };
-    // The rules as they are now, on the changes as reviewed; what the reviewed plan allowed stays allowed.
-    const planned = { plan, shown: saved, state, client };
-    guardPlan(planned, config, opts, state, mergeAllowances(saved.rules?.allowances ?? [], opts.allow));
+    // The rules as they are now, on the writes as made now (masked: what the saved plan shows, change for change).
+    // Allowances are this apply's own: what the saved plan records is shown, never taken (anyone can edit the
+    // file and make its checksum again).
+    const remade = new Map(masked.map((c) => [c.address, c]));
+    const shown: Plan = { ...saved, changes: saved.changes.map((c) => remade.get(c.address)!) };
+    for (const note of savedAllowanceNotes(saved.rules?.allowances ?? [], opts.allow)) io.err(`note: ${note}\n`);
+    const planned = { plan, shown, state, client };
+    await guardPlan(planned, config, opts, state, opts.allow);
     return planned;
   } catch (e) {
     await client.close();

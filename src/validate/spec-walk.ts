@@ -13,7 +13,8 @@ import { moneySignProblem } from '../schema/money.js';
 import { canonicalInt64, canonicalTimestamp, isObject } from '../schema/values.js';
 import { SENSITIVE, type Issue } from '../types.js';
 import { fromEnvironment, issueAt } from './locate.js';
-import { dotted, slipOf } from './schema.js';
+import { slipOf } from '../schema/spelling.js';
+import { dotted } from './schema.js';
 
 /** Why a value the int64 schema lets through (an integer, a decimal string) is still no int64, or undefined.
  *  `written`: an integer written beyond 2^53, held as its text (LoadedDoc.wideIntegers), shown unquoted. */

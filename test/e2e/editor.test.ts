@@ -1,6 +1,6 @@
 // The editor experience, checked with the editor's own engine: yaml-language-server (what VS Code's Red Hat YAML
-// extension runs) over the Language Server Protocol, reading documents by their modelines as the README tells users
-// to write them. It must not flag what `tapedeck validate` accepts, must flag a typo, and hover shows descriptions.
+// extension runs) over the Language Server Protocol, reading documents by their modelines as docs/documents.md tells
+// users to write them. It must not flag what `tapedeck validate` accepts, must flag a typo, and hover shows descriptions.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

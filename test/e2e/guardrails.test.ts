@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
+import { withChecksum } from '../../src/plan/saved.js';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -208,22 +209,67 @@ describe('apply: a denial writes nothing unless allowed; the allowance is kept',
     expect(result.results).toEqual([expect.objectContaining({ address: 'Offer/b', outcome: 'applied' })]);
   });
 
-  it("apply --plan: the reviewed plan's allowance carries over; without one the saved plan is refused", async () => {
+  it("apply --plan: an allowance is the apply's own; the saved plan's is shown, never trusted", async () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': offer('b', 20), 'rules/p.yaml': list(lowPriority) });
-    await runCli(['plan', ...against(emu.url, dir), '--out', 'denied.json'], { cwd: dir });
-    expect((await runCli(['apply', '--plan', 'denied.json', '--base-url', emu.url, '--yes'], { cwd: dir })).code).toBe(
-      1,
-    );
-    expect(emu.writes()).toEqual([]);
     await runCli(['plan', ...against(emu.url, dir), '--out', 'allowed.json', '--allow', 'low-priority=promo'], {
       cwd: dir,
     });
-    const run = await runCli(['apply', '--plan', 'allowed.json', '--base-url', emu.url, '--yes', '--json'], {
-      cwd: dir,
-    });
+    // Reviewed with an allowance, applied without one: refused, the recorded allowance named.
+    const bare = await runCli(['apply', '--plan', 'allowed.json', '--base-url', emu.url, '--yes'], { cwd: dir });
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain(
+      'note: the saved plan records --allow low-priority=promo (given to plan); an apply takes its allowances only from its own --allow and --allow-file',
+    );
+    expect(bare.stderr).toContain('error: rule low-priority denies Offer/b (create)');
+    expect(emu.writes()).toEqual([]);
+    const run = await runCli(
+      ['apply', '--plan', 'allowed.json', '--base-url', emu.url, '--yes', '--json', '--allow', 'low-priority=promo'],
+      { cwd: dir },
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).allowances).toEqual([{ rule: 'low-priority', reason: 'promo' }]);
+    expect(emu.writes()).toHaveLength(1);
+  });
+
+  it('a forged allowance (added to a denied plan, its checksum recomputed) writes nothing', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': offer('b', 20), 'rules/p.yaml': list(lowPriority) });
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'denied.json'], { cwd: dir });
+    const plan = JSON.parse(readFileSync(join(dir, 'denied.json'), 'utf8'));
+    plan.rules.allowances = [{ rule: 'low-priority', reason: 'forged' }];
+    for (const r of plan.rules.results) r.allowed = 'forged';
+    writeFileSync(join(dir, 'denied.json'), JSON.stringify(withChecksum(plan)));
+    const run = await runCli(['apply', '--plan', 'denied.json', '--base-url', emu.url, '--yes', '--json'], {
+      cwd: dir,
+    });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ errors: [expect.objectContaining({ code: 'E_DENIED' })] });
+    expect(run.stderr).toContain('note: the saved plan records --allow low-priority=forged');
+    expect(run.stderr).toContain('error: rule low-priority denies Offer/b (create)');
+    expect(emu.writes()).toEqual([]);
+  });
+
+  it('--allow-file FILE: RULE=REASON a line, for plan and apply --plan; a bad line is located', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': offer('b', 20), 'rules/p.yaml': list(lowPriority) });
+    writeFileSync(join(dir, 'allow.txt'), '# reviewed in PR 12\n\nlow-priority = launch promo\n');
+    writeFileSync(join(dir, 'bad.txt'), 'low-priority=ok\nno reason here\n');
+    const bad = await runCli(['plan', ...against(emu.url, dir), '--allow-file', 'bad.txt'], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('bad.txt:2:1: --allow-file takes one RULE=REASON a line');
+    const typo = join(dir, 'typo.txt');
+    writeFileSync(typo, 'low-priorty=ok\n');
+    const unknown = await runCli(['plan', ...against(emu.url, dir), '--allow-file', 'typo.txt'], { cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('low-priorty: no rule has that name');
+    await runCli(['plan', ...against(emu.url, dir), '--out', 'denied.json'], { cwd: dir });
+    const run = await runCli(
+      ['apply', '--plan', 'denied.json', '--base-url', emu.url, '--yes', '--json', '--allow-file', 'allow.txt'],
+      { cwd: dir },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).allowances).toEqual([{ rule: 'low-priority', reason: 'launch promo' }]);
     expect(emu.writes()).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 // A configuration's identity fields: a project_id, id or resource_key that changes makes a new resource, never a
 // PATCH of the old one; and export only against the platform the state belongs to. Renames and removals are in
 // lifecycle.test.ts.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -73,6 +73,59 @@ describe('identity fields', () => {
     });
     expect(next.stdout).not.toContain('will be released');
     expect(next.code).toBe(0);
+  });
+
+  it.each([
+    ['project_id', { project_id: 'p2' }],
+    ['base_type', { base_type: 'BASE_TYPE_CREATIVE_WORK' }],
+  ])(
+    'a content type whose %s changed is read where it was and replaced; --recreate-missing never drops it',
+    async (field, change) => {
+      emu = await emulator({});
+      const type = (spec: object = {}) => ({
+        kind: 'ContentType',
+        name: 'match',
+        spec: { project_id: 'p1', base_type: 'BASE_TYPE_EVENT', name: 'Match', ...spec },
+      });
+      const dir = testdir({ 'a.yaml': type() });
+      expect((await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir })).code).toBe(0);
+      const old = stateOf(dir)['ContentType/match'].id;
+      write(dir, [type(change)]);
+      for (const flags of [[], ['--recreate-missing']]) {
+        const plan = await runCli(['plan', ...against(emu.url, dir), '--json', ...flags], { cwd: dir });
+        expect(plan.code, plan.stderr).toBe(0);
+        expect(JSON.parse(plan.stdout).changes[0]).toMatchObject({ action: 'replace', released_id: old });
+        expect(JSON.parse(plan.stdout).changes[0].notes[0]).toContain(`${field} `);
+      }
+      expect(
+        (await runCli(['apply', ...against(emu.url, dir), '--yes', '--recreate-missing'], { cwd: dir })).code,
+      ).toBe(0);
+      const types = [...emu.store.collections.get('content_types')!.values()];
+      expect(types.length).toBe(2);
+      expect(types.find((t) => t.id === old)).toMatchObject({ project_id: 'p1', base_type: 'BASE_TYPE_EVENT' });
+      expect(stateOf(dir)['ContentType/match'].id).not.toBe(old);
+      expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+    },
+  );
+
+  it('a content type the state knows without where it was is not re-created on a 404: the platform may still have it', async () => {
+    emu = await emulator({
+      content_types: [{ id: 'ct_1', project_id: 'p1', base_type: 'BASE_TYPE_EVENT', name: 'Match' }],
+    });
+    const type = {
+      kind: 'ContentType',
+      name: 'match',
+      spec: { project_id: 'p2', base_type: 'BASE_TYPE_EVENT', name: 'Match' },
+    };
+    const dir = testdir({ 'a.yaml': type });
+    const state = { format_version: 1, resources: { 'ContentType/match': { kind: 'ContentType', id: 'ct_1' } } };
+    mkdirSync(join(dir, '.tapedeck'), { recursive: true });
+    writeFileSync(join(dir, '.tapedeck', 'default.state.json'), JSON.stringify(state));
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--recreate-missing'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the state does not record where it was');
+    expect(emu.writes()).toEqual([]);
+    expect(stateOf(dir)['ContentType/match'].id).toBe('ct_1');
   });
 
   it('moved_from on a document whose id names another resource is refused, naming both ids; nothing sent', async () => {

@@ -37,16 +37,36 @@ describe('renames', () => {
     expect((await runCli(['plan', ...against(emu.url, dir), '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
   });
 
-  it('a rename without moved_from is shown as a create and a release, with a hint naming the fix', async () => {
+  it('a rename without moved_from of a kind with a natural key stops the plan, naming the entry and the moved_from that keeps it', async () => {
     emu = await emulator({});
     const dir = testdir({ 'a.yaml': premium('premium') });
     await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
     write(dir, [premium('premium-monthly')]);
     const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
-    expect(plan.stdout).toContain('+ Offer/premium-monthly will be created');
-    expect(plan.stdout).toContain('this looks like a rename of Offer/premium: add `moved_from: Offer/premium`');
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(
+      /^a\.yaml:\d+:\d+: Offer\/premium-monthly: the platform already has Offer \w+ with the same project_id, name, managed by Offer\/premium, which no document declares any more: if this document replaces it, take it back with `moved_from: Offer\/premium`/m,
+    );
+    expect(offerCount()).toBe(1);
+  });
+
+  it('a rename without moved_from of a kind that cannot be looked for is shown as a create and a release, with a hint naming the fix', async () => {
+    emu = await emulator({});
+    const phase = (name: string) => ({
+      kind: 'StandingPhase',
+      name,
+      spec: { project_id: 'p', localized_name: { en: 'Season' } },
+    });
+    const dir = testdir({ 'a.yaml': [phase('season')] });
+    await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    write(dir, [phase('season-2026')]);
+    const plan = await runCli(['plan', ...against(emu.url, dir)], { cwd: dir });
+    expect(plan.stdout).toContain('+ StandingPhase/season-2026 will be created');
+    expect(plan.stdout).toContain(
+      'this looks like a rename of StandingPhase/season: add `moved_from: StandingPhase/season`',
+    );
     expect(plan.stdout).toMatch(
-      /- Offer\/premium \(\w+\) will be released: no longer declared; it stays on the platform/,
+      /- StandingPhase\/season \(\w+\) will be released: no longer declared; it stays on the platform/,
     );
   });
 

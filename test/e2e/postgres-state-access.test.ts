@@ -21,7 +21,7 @@ afterEach(async () => {
   emu = undefined;
 });
 
-describe.skipIf(!pg)("the roles of the README's CI recipe", () => {
+describe.skipIf(!pg)('the roles of the CI recipe in docs/state-postgres.md', () => {
   it('the apply role owns the schema; a plan needs only SELECT, and the plan role cannot write', async () => {
     emu = await emulator();
     const schema = fresh();

@@ -250,11 +250,13 @@ describe('apply --plan reads only what it writes', () => {
   it('a create noted as a likely rename (of an entry no document declares) applies as saved', async () => {
     write([
       ...docs().filter((d) => d.name !== 'b'),
-      { kind: 'Offer', name: 'b2', spec: { project_id: 'p', name: 'B', priority: 2 } },
+      // A look-alike of a managed offer is refused unless said on purpose (allow_duplicate).
+      { kind: 'Offer', name: 'b2', allow_duplicate: true, spec: { project_id: 'p', name: 'B', priority: 2 } },
     ]);
     const out = await save();
     const saved = JSON.parse(readFileSync(out, 'utf8')) as Plan;
     expect(saved.changes.find((c) => c.address === 'Offer/b2')!.notes).toEqual([
+      expect.stringContaining('allow_duplicate: a second Offer'),
       expect.stringContaining('looks like a rename of Offer/b'),
     ]);
     const run = await applySaved(out);

@@ -1,6 +1,6 @@
 // The emulator refuses what the platform refuses (400 invalid_argument), on every write and in its seeds: money as
 // google.type.Money, ISO 4217 and ISO 3166-1 alpha-2 codes, resource keys in their documented forms, values a
-// closed enum does not have (issue 29).
+// closed enum does not have (issue 29), an enum name a slip of a known one (issue 42).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { call, emulator } from '../helpers/emulator.js';
@@ -24,6 +24,7 @@ const stored = async () =>
       '/streaming/configurations/v1/cfg1',
       '/streaming/video_protection/v1/rulesets/vpr1',
       '/cms/events/v1/e1',
+      '/cms/events/v1?project_id=p1',
       '/iam/auth/v1/policies/p1/p1/project',
     ].map(async (p) => (await call(emu, 'GET', p)).body),
   );
@@ -90,6 +91,45 @@ describe('writes the platform refuses', () => {
       /type: invalid value "CONFIGURATION_TYPE_LIVE"/,
     ],
     [
+      'a slip of a known enum name on create (visibility)',
+      'POST',
+      '/cms/events/v1',
+      { project_id: 'p1', title: 'Derby', visibility: 'VISIBILITY_PUBLISHD' },
+      /visibility: invalid value "VISIBILITY_PUBLISHD"/,
+    ],
+    [
+      'a slip of a known enum name on update (visibility)',
+      'PATCH',
+      '/cms/events/v1/e1',
+      { event_id: 'e1', event_update: { visibility: 'VISIBILITY_PUBLISHD' }, update_mask: 'visibility' },
+      /visibility: invalid value "VISIBILITY_PUBLISHD"/,
+    ],
+    [
+      'a slip of a known enum name in a duplicate',
+      'POST',
+      '/cms/events/v1/e1/duplicate',
+      { event_id: 'e1', event: { status: 'EVENT_STATUS_FINISHD' }, update_mask: 'status' },
+      /status: invalid value "EVENT_STATUS_FINISHD"/,
+    ],
+    [
+      'a slip of a known enum name deep in a message (billing period)',
+      'PATCH',
+      '/monetization/offers/v1/off1',
+      {
+        offer_id: 'off1',
+        offer: { offer_prices: [{ billing_period: 'BILLING_PERIOD_MONTLY' }] },
+        update_mask: 'offer_prices',
+      },
+      /offer_prices\[0\]\.billing_period: invalid value "BILLING_PERIOD_MONTLY"/,
+    ],
+    [
+      'an enum value that is no enum name at all',
+      'PATCH',
+      '/cms/events/v1/e1',
+      { event_id: 'e1', event_update: { visibility: 'published' }, update_mask: 'visibility' },
+      /visibility: invalid value "published"/,
+    ],
+    [
       'a resource key of two ids',
       'PUT',
       '/iam/auth/v1/policies/org1/proj1',
@@ -141,6 +181,23 @@ describe('writes the platform refuses', () => {
         configuration_id: 'cfg1',
         configuration: { type: 'CONFIGURATION_TYPE_AUTOMATED_TAGGING' },
         update_mask: 'type',
+      },
+    ],
+    [
+      'a known value of an enum whose full list is not public',
+      'POST',
+      '/cms/events/v1',
+      { project_id: 'p1', title: 'Derby', visibility: 'VISIBILITY_PUBLISHED', status: 'EVENT_STATUS_SCHEDULED' },
+    ],
+    [
+      // The platform may have values its reference does not show: only a slip of a known one is surely none.
+      'an unknown enum name that is no slip of a known one',
+      'PATCH',
+      '/monetization/offers/v1/off1',
+      {
+        offer_id: 'off1',
+        offer: { offer_prices: [{ billing_period: 'BILLING_PERIOD_YEARLY' }] },
+        update_mask: 'offer_prices',
       },
     ],
     ['a project key', 'PUT', '/iam/auth/v1/policies/p1/p1/project', { policy: { bindings: [] } }],

@@ -1,7 +1,7 @@
 // The guardrails' pure parts, as tables: where a CEL problem stands in its YAML file, --allow parsing, the `change`
 // a rule sees (CEL's types from the kind's schema), and evaluation that never throws.
 import { describe, expect, it } from 'vitest';
-import { parseAllowances } from '../../src/rules/allow.js';
+import { parseAllowanceFile, parseAllowances, savedAllowanceNotes } from '../../src/rules/allow.js';
 import { changeVariable } from '../../src/rules/change.js';
 import { checkRules } from '../../src/rules/check.js';
 import { compileRules, positionIn } from '../../src/rules/compile.js';
@@ -37,6 +37,41 @@ describe('--allow', () => {
   it.each([[['a']], [['=why']], [['a=']], [['a=x', 'a=y']]])('%j is refused', (flags) =>
     expect(() => parseAllowances(flags)).toThrow(/--allow/),
   );
+});
+
+describe('--allow-file', () => {
+  it.each([
+    ['a=why\n', [{ rule: 'a', reason: 'why' }]],
+    ['# reviewed\n\n  b = two words \r\n#c=no\n', [{ rule: 'b', reason: 'two words' }]],
+    ['', []],
+  ])('%j', (text, allowances) => expect(parseAllowanceFile(text, 'f')).toEqual(allowances));
+
+  it.each([
+    ['a=x\n  nope\n', /^f:2:3: --allow-file takes one RULE=REASON a line/],
+    ['a=\n', /^f:1:1: /],
+    ['a=x\na=y\n', /a is given twice with different reasons/],
+  ])('%j is refused', (text, error) => expect(() => parseAllowanceFile(text, 'f')).toThrow(error));
+
+  it("adds to the flags' allowances, one reason a rule", () => {
+    expect(parseAllowanceFile('b=y', 'f', [{ rule: 'a', reason: 'x' }])).toEqual([
+      { rule: 'a', reason: 'x' },
+      { rule: 'b', reason: 'y' },
+    ]);
+    expect(() => parseAllowanceFile('a=y', 'f', [{ rule: 'a', reason: 'x' }])).toThrow(/twice/);
+  });
+});
+
+describe("a saved plan's allowances beside the apply's", () => {
+  it.each([
+    [[{ rule: 'a', reason: 'x' }], [{ rule: 'a', reason: 'x' }], []],
+    [[{ rule: 'a', reason: 'x' }], [], [/records --allow a=x .*only from its own --allow and --allow-file/]],
+    [[{ rule: 'a', reason: 'x' }], [{ rule: 'a', reason: 'y' }], [/records --allow a=x .*this apply's reason, "y"/]],
+    [[], [{ rule: 'a', reason: 'y' }], []],
+  ])('%j with %j', (recorded, given, notes) => {
+    const got = savedAllowanceNotes(recorded, given);
+    expect(got).toHaveLength(notes.length);
+    notes.forEach((n, i) => expect(got[i]).toMatch(n));
+  });
 });
 
 const change = (c: Partial<Change>): Change => ({ address: 'Offer/o', kind: 'Offer', action: 'update', ...c });
@@ -92,7 +127,7 @@ describe('checkRules', () => {
   });
   const plan = (changes: Change[]) => ({ changes }) as Plan;
 
-  it('failed, error (never a throw), passed; match filters; a dyn that is not a bool is an error', () => {
+  it('failed, error (never a throw), passed; match filters; a dyn that is not a bool is an error', async () => {
     const { rules, issues } = compileRules(
       [
         source('prio', 'change.after.priority < 5', { messageExpression: '"prio " + string(change.after.priority)' }),
@@ -104,7 +139,7 @@ describe('checkRules', () => {
       '.',
     );
     expect(issues).toEqual([]);
-    const report = checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, {
+    const report = await checkRules(plan([change({ managed: { priority: '7', name: 'N' } })]), rules, {
       ...ctx,
       allow: [{ rule: 'missing', reason: 'ok' }],
     });
