@@ -184,6 +184,7 @@ export class Agent {
       run: this.runs,
       commit: r.commit?.slice(0, 12),
       rejected: r.rejected?.slice(0, 12),
+      sync: this.sync?.status,
       refresh: r.refresh,
       not_read: r.notRead,
       duration_ms: ms,
