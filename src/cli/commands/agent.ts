@@ -8,6 +8,7 @@ import { Agent } from '../../agent/agent.js';
 import { Checkout, repoSecrets, shownRepo } from '../../agent/git.js';
 import { listen } from '../../agent/listener.js';
 import { makeLog } from '../../agent/log.js';
+import { refusalLog } from '../../agent/refusals.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
@@ -31,17 +32,24 @@ const isDirectory = (path: string) => {
   }
 };
 
+/** A delivery reads the secret's file again once this long has passed since the last read. */
+const SECRET_REREAD_MS = 1_000;
+
 /**
- * The webhook secret: the file's content (read at each delivery, so a rotated secret needs no restart), or the
- * environment's.
+ * The webhook secret: the file's content (read again at a delivery a second after the last read, so a rotated
+ * secret needs no restart, and a flood of deliveries is not a file read each), or the environment's. A new value
+ * is registered for masking once, not at every read.
  */
 function webhookSecret(file: string | undefined, io: Io): () => string | undefined {
+  let last: { at: number; value: string | undefined } | undefined;
   const read = () => {
+    if (last && Date.now() - last.at < SECRET_REREAD_MS) return last.value;
     const s = file
       ? readBounded(file, MAX_TOKEN_FILE_BYTES)?.toString('utf8').trim()
       : io.env.TAPEDECK_WEBHOOK_SECRET?.trim();
-    if (s) io.secret?.(s);
-    return s || undefined;
+    if (s && s !== last?.value) io.secret?.(s);
+    last = { at: Date.now(), value: s || undefined };
+    return last.value;
   };
   try {
     read();
@@ -183,7 +191,7 @@ async function runAgent(
         log('info', 'webhook: a push to the branch, reconciling now', {});
         agent.trigger();
       },
-      refused: (why) => log('warn', 'webhook refused', { reason: why }),
+      refused: refusalLog(log),
     }).catch((e) => {
       const code = (e as NodeJS.ErrnoException).code;
       throw new UserError(
