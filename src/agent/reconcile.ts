@@ -20,6 +20,8 @@ export interface RunReport {
   commit?: string;
   /** a new commit that failed its checks in this run */
   rejected?: string;
+  /** the branch's tip as fetched in this run */
+  tip?: string;
   refresh: 'full' | 'changed';
   /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
   notRead?: number;
@@ -27,6 +29,10 @@ export interface RunReport {
   /** what the plan would change (create, update, release, ...), by address */
   changes?: { address: string; action: string }[];
   applied?: ApplyResult['summary'];
+  /** what still differs from the commit after the run: the plan's changes less those applied */
+  remaining?: number;
+  /** applied changes that put back a resource changed outside tapedeck (the plan's drift) */
+  corrected?: number;
   /** applied changes that did not go through, by address */
   failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
   error?: string;
@@ -105,6 +111,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
   const { commits, checkout } = input;
   try {
     const head = await checkout.fetch();
+    report.tip = head;
     if (head !== commits.good && head !== commits.rejected) {
       await checkout.checkout(head);
       const problem = problems(input, io, details);
@@ -139,12 +146,15 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       const { plan } = planned;
       report.notRead = plan.refresh?.not_read;
       report.summary = plan.summary;
-      report.changes = plan.changes
-        .filter((c) => c.action !== 'noop')
-        .map((c) => ({ address: c.address, action: c.action }));
+      const changes = plan.changes.filter((c) => c.action !== 'noop');
+      report.changes = changes.map((c) => ({ address: c.address, action: c.action }));
+      report.remaining = changes.length;
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
+        const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));
+        report.remaining = changes.filter((c) => !applied.has(c.address)).length;
+        report.corrected = changes.filter((c) => applied.has(c.address) && c.drift?.length).length;
         report.failures = result.results
           .filter((r) => r.outcome !== 'applied')
           .map((r) => ({
