@@ -2,7 +2,7 @@
 // A state that stays the same (the same drift, the same failure) is told once, not at every interval.
 import type { Sync } from './metrics.js';
 import type { AgentEvent } from './notify.js';
-import type { Commits, RunReport } from './reconcile.js';
+import type { Commits, RunReport } from './run-report.js';
 
 const short = (c?: string) => c?.slice(0, 12);
 export const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

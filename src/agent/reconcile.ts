@@ -9,45 +9,12 @@ import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { ApplyResult, Io, Plan } from '../types.js';
+import type { Io } from '../types.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
-import type { RunResult } from './metrics.js';
+import type { Commits, RunReport } from './run-report.js';
 
-export interface RunReport {
-  result: RunResult;
-  /** the commit planned (the last good one), if any */
-  commit?: string;
-  /** a new commit that failed its checks in this run */
-  rejected?: string;
-  /** the branch's tip as fetched in this run */
-  tip?: string;
-  refresh: 'full' | 'changed';
-  /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
-  notRead?: number;
-  summary?: Plan['summary'];
-  /** what the plan would change (create, update, release, ...), by address */
-  changes?: { address: string; action: string }[];
-  applied?: ApplyResult['summary'];
-  /** what still differs from the commit after the run: the plan's changes less those applied */
-  remaining?: number;
-  /** applied changes that put back a resource changed outside tapedeck (the plan's drift) */
-  corrected?: number;
-  /** applied changes that did not go through, by address */
-  failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
-  error?: string;
-  /** the stable code of `error` (docs/errors.md), as the CLI's JSON output gives it */
-  errorCode?: ErrorCode;
-  /** the run's messages (document issues, platform failures), as `plan` would have printed them */
-  details: string[];
-  requests: { reads: number; writes: number; throttled: number };
-}
-
-/** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */
-export interface Commits {
-  good?: string;
-  rejected?: string;
-}
+export type { Commits, RunReport };
 
 export interface RunInput {
   checkout: Checkout;

@@ -4,7 +4,7 @@ import type { TapedeckError } from '../errors.js';
 import { jsonText } from '../schema/values.js';
 import type { Issue } from '../types.js';
 import { GITHUB_COMMENT_LIMIT } from './markdown.js';
-import { cellCode, escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
+import { codeCell as code, escapeData, escapeProperty, markdownText as text } from '../util/escape.js';
 import { reportIssues } from './text.js';
 
 export interface IssueReport {
@@ -91,7 +91,6 @@ export function issuesGithub(r: IssueReport): Printed {
 }
 
 /** Inside a code span nothing is markup; a backtick would end it and a pipe the table cell. */
-export const code = (s: string) => `\`${cellCode(oneLine(s).replace(/`/g, "'"))}\``;
 const where = (i: Issue) => (i.pos ? `${i.file}:${i.pos.line}:${i.pos.col}` : i.file || 'tapedeck');
 
 /** A pull-request comment on stdout: a summary line and a table, cut (with a note) before GitHub's size limit. */

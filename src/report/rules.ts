@@ -1,8 +1,7 @@
 // The guardrails' findings as each format shows them, first in a plan: which rule, which change, the message, and
 // what was allowed and why. Decides nothing (src/rules/ does).
 import type { RuleFinding, RulesReport } from '../types.js';
-import { code } from './issues.js';
-import { escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
+import { codeCell as code, escapeData, escapeProperty, markdownText as text, oneLine } from '../util/escape.js';
 import { noStyle, type Style } from './style.js';
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

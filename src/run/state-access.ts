@@ -1,7 +1,8 @@
 // How commands reach the state: read it (plan, state list), or hold its lock for a run that writes it (apply,
 // export, state mv/forget/push). Either way the backend is closed after, which releases the lock.
 import { isAbsolute, relative } from 'node:path';
-import { openBackend, writerOf, type StateBackend } from '../state/backend.js';
+import { writerOf, type StateBackend } from '../state/backend.js';
+import { openBackend } from '../state/open.js';
 import { State } from '../state/state.js';
 import type { Io } from '../types.js';
 import { positiveInt, type RunOptions } from './options.js';

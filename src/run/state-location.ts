@@ -6,7 +6,6 @@ import type { Environment } from '../project/project.js';
 import type { StateLocation } from '../state/backend.js';
 import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
 import type { Io } from '../types.js';
-import type { CommonFlags } from './options.js';
 
 export const defaultState = (dir: string, envName: string): StateLocation => ({
   kind: 'file',
@@ -40,7 +39,7 @@ export function namedState(raw: string, from: string, io: Io): StateLocation {
 }
 
 export function stateLocation(
-  f: CommonFlags,
+  f: { state?: string },
   io: Io,
   dir: string,
   envName: string,

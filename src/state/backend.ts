@@ -1,11 +1,9 @@
 // Where a state lives: a file (the default, for one machine) or a PostgreSQL database (shared by every runner). The
-// engine sees a State; only this interface knows which. The database's module (and `pg`) loads only when a
-// location is a database URL, so every other run starts as fast as before.
+// engine sees a State; only this interface knows which (open.ts opens one).
 import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
-import { FileBackend } from './file-backend.js';
 import type { PgLocation } from './postgres-url.js';
-import type { StateData } from './state.js';
+import type { StateData } from './data.js';
 import type { Allowance } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
@@ -103,10 +101,4 @@ export interface BackendContext {
   writer: Writer;
   /** how long connecting may take */
   timeoutMs: number;
-}
-
-export async function openBackend(location: StateLocation, ctx: BackendContext): Promise<StateBackend> {
-  if (location.kind === 'file') return new FileBackend(location.path);
-  const { PostgresBackend } = await import('./postgres.js');
-  return new PostgresBackend(location.pg, ctx);
 }

@@ -1,5 +1,5 @@
 // The state as stored: resources in address order, so a diff of two versions shows only what changed.
-import type { StateData } from './state.js';
+import type { StateData } from './data.js';
 
 export const STATE_FORMAT = 1;
 

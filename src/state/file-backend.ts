@@ -7,7 +7,7 @@ import { readJsonFile, TooBig } from '../util/json-pieces.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
 import { stateText } from './document.js';
 import { acquireLock, holdsLock } from './lock.js';
-import type { StateData } from './state.js';
+import type { StateData } from './data.js';
 
 /** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;

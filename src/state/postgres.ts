@@ -9,7 +9,7 @@ import { tables } from './postgres-schema.js';
 import { lockKey, PgSession } from './postgres-session.js';
 import type { PgLocation } from './postgres-url.js';
 import { stateDocument } from './document.js';
-import type { StateData } from './state.js';
+import type { StateData } from './data.js';
 
 export class PostgresBackend implements StateBackend {
   readonly name: string;

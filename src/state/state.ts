@@ -7,46 +7,12 @@ import type { StateRef } from '../types.js';
 import type { StateBackend, WriteInfo } from './backend.js';
 import { STATE_FORMAT } from './document.js';
 import { FileBackend, MAX_STATE_BYTES } from './file-backend.js';
+import type { Platform, StateData, StateEntry } from './data.js';
 import { checkState } from './shape.js';
 
+export type { Platform, StateData, StateEntry } from './data.js';
 export { stateDocument } from './document.js';
 export { MAX_STATE_BYTES, STATE_FORMAT };
-
-export interface StateEntry {
-  kind: string;
-  /** the server id, for kinds addressed by id */
-  id?: string;
-  /** the managed fields as they were on the platform after the last apply: field path -> value (no secrets) */
-  fields?: Record<string, unknown>;
-  /** the digest of the document whose desired values `fields` are (resolve/digest.ts): --refresh changed takes a
-   *  document with this digest as unchanged without resolving it; absent where they are not (not kept, secrets) */
-  digest?: string;
-  /** a create was sent at this time and its outcome is not known yet: look the resource up before creating again */
-  pending_since?: string;
-  /** ids that already matched the create before it was sent: never taken for the resource it made */
-  existing?: string[];
-  /** declared no more since this time: the platform keeps it, and a document that comes back takes it back */
-  released_at?: string;
-}
-
-export interface Platform {
-  /** the origin of the base URL */
-  origin: string;
-  environment: string;
-}
-
-export interface StateData {
-  format_version: number;
-  /** which history this state belongs to: set when it is first written, never changed (Terraform's lineage) */
-  lineage?: string;
-  /** how many times it was written by a run; a saved plan applies only to the serial it was made against */
-  serial?: number;
-  /** the configuration it belongs to (tapedeck.yaml's name, or its default), recorded by its first write */
-  configuration?: string;
-  /** the platform it belongs to, recorded by its first run: a run against another one is refused */
-  platform?: Platform;
-  resources: Record<string, StateEntry>;
-}
 
 /** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
 export function parseState(text: string | undefined, label: string): StateData {

@@ -25,6 +25,9 @@ export const markdownText = (s: string) => markdownEscaped(entities(s));
 /** Inside a table cell's code span nothing is markup, but a pipe would end the cell. */
 export const cellCode = (s: string) => s.replace(/\|/g, '\\|');
 
+/** A value as a table cell's code span: on one line, a backtick (which would end the span) written as a quote. */
+export const codeCell = (s: string) => `\`${cellCode(oneLine(s).replace(/`/g, "'"))}\``;
+
 // GitHub's workflow commands (https://docs.github.com/actions/reference/workflow-commands-for-github-actions):
 // a value ends at a line break and a property at `,` or `:`, so each is percent-encoded the way the Actions
 // toolkit does (`escapeData`, `escapeProperty`). Otherwise a message could end its annotation and start another

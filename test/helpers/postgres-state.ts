@@ -1,5 +1,6 @@
 // The database state tests' schemas and backends: a schema of its own for each test, and the state backend on it.
-import { openBackend, writerOf, type StateLocation } from '../../src/state/backend.js';
+import { writerOf, type StateLocation } from '../../src/state/backend.js';
+import { openBackend } from '../../src/state/open.js';
 import { parsePgUrl } from '../../src/state/postgres-url.js';
 
 let schemas = 0;

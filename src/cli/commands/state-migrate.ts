@@ -4,7 +4,8 @@
 // Nothing on the platform changes; the next plan shows "No changes". FROM is left as it was, as a backup.
 import { randomUUID } from 'node:crypto';
 import { UserError } from '../../errors.js';
-import { openBackend, writerOf, type StateLocation } from '../../state/backend.js';
+import { writerOf, type StateLocation } from '../../state/backend.js';
+import { openBackend } from '../../state/open.js';
 import { parseState, State, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type RunOptions } from '../../run/options.js';
