@@ -15,7 +15,7 @@ export const layers = [
   ['state', 'project'],
   ['remote'],
   ['plan'],
-  ['rules'],
+  ['rules', 'windows'],
   ['apply'],
   ['report'],
   ['adopt', 'emulator'],

@@ -12,7 +12,7 @@ export const CHANGE_FIELDS = [
   'address', 'kind', 'depends_on', 'managed', 'drift', 'sensitive',
   'action', 'id', 'moved_from', 'released_id',
   'update_mask', 'request', 'diff', 'schema', 'live_fingerprint', 'lookup', 'read', 'expect',
-  'requires', 'notes', 'digest',
+  'requires', 'notes', 'digest', 'live_events',
 ] as const;
 type Listed = (typeof CHANGE_FIELDS)[number];
 type Unlisted = Exclude<keyof Change, Listed>;

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   E_PLAN_STALE:
     'a saved plan no longer applies: the live resources, the state or the configuration moved since it was made',
   E_DENIED: 'guardrail rules deny changes that no --allow lets through; nothing was written',
+  E_WINDOW:
+    'a change window holds changes back now (a deny window open, every allow window closed, a live event): they were not written',
   E_LOCKED: "another run holds the state's lock, or this run lost it",
   E_STATE_CONFLICT:
     'the state was written by another run since this one read it, or a push would overwrite a newer one; nothing was written',

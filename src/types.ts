@@ -153,6 +153,9 @@ export interface Change {
   notes?: string[];
   /** field paths whose values came from the environment: masked in every output and saved plan, never stored */
   sensitive?: string[];
+  /** the events this write's resource is linked to (the event itself, or the ids of its x-live-link fields, live
+   *  and desired): what a change window `during: live_events` reads (src/windows/) */
+  live_events?: string[];
 }
 
 export type Summary = Record<Action, number>;
@@ -216,8 +219,45 @@ export interface Plan {
   not_in_environment?: number;
   /** requests the plan needed */
   requests?: { reads: number };
+  /** the change windows' verdict at `windows.checked_at` (only where tapedeck.yaml has windows) */
+  windows?: WindowsReport;
   /** sha-256 of the plan without this field: an edited saved plan is refused */
   checksum?: string;
+}
+
+/** --override-window NAME=REASON: a window's hold lifted, with the reason a reviewer reads. */
+export interface WindowOverride {
+  window: string;
+  reason: string;
+}
+
+/** Why one window holds one change back. */
+export interface WindowFinding {
+  window: string;
+  kind: 'deny' | 'allow';
+  reason: string;
+  /** when this window stops holding it (RFC 3339), null where that is not known now (a live status) */
+  until: string | null;
+  /** the event that makes a `during: live_events` window hold it */
+  event?: string;
+  /** the reason given with --override-window: this window does not hold it */
+  overridden?: string;
+}
+
+/** The change windows' verdict on a plan's writes at one instant (src/windows/evaluate.ts). */
+export interface WindowsReport {
+  checked_at: string;
+  /** how many windows were checked */
+  checked: number;
+  /** every write some window holds, or held before an override */
+  changes: Array<{
+    address: string;
+    action: string;
+    held: boolean;
+    next_allowed: string | null;
+    windows: WindowFinding[];
+  }>;
+  overrides: WindowOverride[];
 }
 
 /** One document as it is to be: its spec with every known reference filled in, in the API's wire form. */
@@ -272,6 +312,15 @@ export interface ApplyResult {
   summary: { applied: number; failed: number; skipped: number; unknown: number; not_kept: number; unchanged: number };
   /** the denials let through by --allow (and by the saved plan's allowances), with their reasons */
   allowances?: Allowance[];
+  /** the change windows lifted by --override-window, with their reasons */
+  overrides?: WindowOverride[];
+}
+
+/** The time a run reads and waits on: the system's (util/clock.ts), or one a test gives. */
+export interface Clock {
+  now(): Date;
+  /** done after `ms` of this clock's time, or at once when cancelled */
+  timer(ms: number): { done: Promise<void>; cancel(): void };
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.
@@ -288,4 +337,7 @@ export interface Io {
   secret?(value: string): void;
   /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
   mask?(text: string): string;
+  /** the clock change windows, the rules' `now` and the agent's schedule read (tests give their own); absent:
+   *  the system's */
+  clock?: Clock;
 }

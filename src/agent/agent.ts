@@ -7,7 +7,8 @@ import { tapedeckVersion } from '../version.js';
 import type { Log } from './log.js';
 import type { AgentMetrics, Sync } from './metrics.js';
 import type { Notifier } from './notify.js';
-import { reconcile, type Commits, type RunInput, type RunReport } from './reconcile.js';
+import { heldUntil, reconcile, type Commits, type RunInput, type RunReport } from './reconcile.js';
+import { systemClock } from '../util/clock.js';
 import type { AgentSettings } from './settings.js';
 import { shownRepo } from './git.js';
 import { notifications, syncOf } from './events.js';
@@ -43,7 +44,7 @@ export class Agent {
   private lastError: { at: string; code?: string; message: string } | undefined;
   private nextRunAt: string | undefined;
   private sync: Sync | undefined;
-  private readonly told = { drift: '', failure: '' };
+  private readonly told = { drift: '', failure: '', held: '' };
 
   constructor(private readonly p: AgentParts) {}
 
@@ -101,15 +102,24 @@ export class Agent {
     this.wake?.();
   }
 
+  private get clock() {
+    return this.p.run.io.clock ?? systemClock;
+  }
+
   private sleep(ms: number): Promise<void> {
-    this.nextRunAt = new Date(Date.now() + ms).toISOString();
-    return new Promise((done) => {
-      const timer = setTimeout(() => done(), ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        done();
-      };
-    });
+    const clock = this.clock;
+    this.nextRunAt = new Date(clock.now().getTime() + ms).toISOString();
+    const timer = clock.timer(ms);
+    this.wake = timer.cancel;
+    return timer.done;
+  }
+
+  /** Until the next run: the interval, or less where a change window lets a held change go sooner. */
+  private untilNextRun(): number {
+    const interval = this.p.settings.intervalMs;
+    const held = this.last && heldUntil(this.last);
+    if (!held) return interval;
+    return Math.max(0, Math.min(interval, held.getTime() - this.clock.now().getTime()));
   }
 
   /** Runs until stop(); the lock is released (the backend closed) before it returns. */
@@ -128,7 +138,7 @@ export class Agent {
           this.again = false;
           continue;
         }
-        if (!this.stopping) await this.sleep(this.p.settings.intervalMs);
+        if (!this.stopping) await this.sleep(this.untilNextRun());
       }
     } finally {
       this.role = 'stopping';
@@ -159,6 +169,7 @@ export class Agent {
     };
     this.p.metrics.run(report.result, (finished - started) / 1000);
     if (report.summary) this.p.metrics.planned(report.remaining ?? 0, report.corrected ?? 0);
+    this.p.metrics.held(report.held?.length ?? 0);
     this.sync = syncOf(report, this.commits, this.sync?.tip);
     this.p.metrics.sync(this.sync);
     this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
@@ -235,6 +246,7 @@ export class Agent {
             ? { commit: l.commit, refresh: l.refresh, not_read: l.notRead ?? 0, summary: l.summary, changes: l.changes }
             : null,
           last_apply: l?.applied ?? null,
+          held: l?.held ?? [],
           last_success_at: this.lastSuccessAt ?? null,
           last_error: this.lastError ?? null,
           next_run_at: this.role === 'stopping' ? null : (this.nextRunAt ?? null),

@@ -30,11 +30,12 @@ export function syncOf(r: RunReport, commits: Commits, lastTip?: string): Sync {
 export function notifications(
   r: RunReport,
   environment: string,
-  told: { drift: string; failure: string },
+  told: { drift: string; failure: string; held: string },
   sync?: Sync,
 ): AgentEvent[] {
   const base = { environment, commit: r.commit, ...(sync ? { sync_status: sync.status, tip: sync.tip } : {}) };
   const events: AgentEvent[] = [];
+  events.push(...heldEvent(r, environment, told));
   if (r.result === 'invalid') {
     if (r.error !== told.failure)
       events.push({
@@ -91,4 +92,29 @@ export function notifications(
     told.failure = '';
   }
   return events;
+}
+
+/** Changes a window holds back: told once for the same set, again when it changes; nothing when none is held. */
+function heldEvent(r: RunReport, environment: string, told: { held: string }): AgentEvent[] {
+  const held = r.held ?? [];
+  const fingerprint = held.map((h) => `${h.action} ${h.address} ${h.windows.join()}`).join('; ');
+  if (fingerprint === told.held) return [];
+  told.held = fingerprint;
+  if (!held.length) return [];
+  const windows = [...new Set(held.flatMap((h) => h.windows))].join(', ');
+  const next = held
+    .map((h) => h.next_allowed)
+    .filter((t): t is string => !!t)
+    .sort()[0];
+  return [
+    {
+      environment,
+      commit: r.commit,
+      event: 'held',
+      held: held.slice(0, 100),
+      text:
+        `tapedeck ${environment}: ${counted(held.length, 'change')} held by change window${windows.includes(',') ? 's' : ''} ${windows}` +
+        `${next ? ` until ${next}` : ''} (applied in the first run after): ${listed(held)}`,
+    },
+  ];
 }

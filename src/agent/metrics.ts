@@ -78,6 +78,12 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  private readonly heldChanges = new Gauge({
+    name: 'tapedeck_agent_changes_held',
+    help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
@@ -90,6 +96,7 @@ export class AgentMetrics {
     for (const result of ['success', 'failed', 'invalid']) this.runs.inc({ result }, 0);
     for (const kind of ['read', 'write']) this.requests.inc({ kind }, 0);
     this.lockHeld.set(0);
+    this.heldChanges.set(0);
   }
 
   run(result: RunResult, seconds: number): void {
@@ -115,6 +122,10 @@ export class AgentMetrics {
     this.requests.inc({ kind: 'write' }, counts.writes);
     this.throttled.inc(counts.throttled);
     this.applied.inc(applied);
+  }
+
+  held(changes: number): void {
+    this.heldChanges.set(changes);
   }
 
   leader(held: boolean): void {

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Log } from './log.js';
 
-export type EventKind = 'drift' | 'applied' | 'failed' | 'invalid';
+export type EventKind = 'drift' | 'applied' | 'failed' | 'invalid' | 'held';
 
 export interface AgentEvent {
   event: EventKind;

@@ -9,7 +9,7 @@ import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { Io } from '../types.js';
+import type { Io, Plan } from '../types.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
 import type { Commits, RunReport } from './run-report.js';
@@ -34,7 +34,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
   const keep = (t: string) => {
     for (const l of t.split('\n')) if (l.trim()) details.push(io.mask?.(l) ?? l);
   };
-  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask };
+  return { out: keep, err: keep, env: io.env, cwd, isTTY: false, secret: io.secret, mask: io.mask, clock: io.clock };
 }
 
 /** The run's options for the checked-out commit (quiet: no progress lines). */
@@ -64,6 +64,24 @@ function problems(input: RunInput, io: Io, details: string[]): { message: string
     if (e instanceof UserError) return { message: e.line(), code: e.code };
     throw e;
   }
+}
+
+/** The changes the plan's windows hold (apply checks them again when it writes, and records that verdict). */
+function heldOf(plan: Plan): RunReport['held'] {
+  const held = (plan.windows?.changes ?? []).filter((c) => c.held);
+  if (!held.length) return undefined;
+  return held.map((c) => ({
+    address: c.address,
+    action: c.action,
+    windows: [...new Set(c.windows.filter((f) => !f.overridden).map((f) => f.window))],
+    next_allowed: c.next_allowed,
+  }));
+}
+
+/** When the first held change may go: the agent runs then rather than at its next interval. */
+export function heldUntil(r: RunReport): Date | undefined {
+  const times = (r.held ?? []).flatMap((h) => (h.next_allowed ? [Date.parse(h.next_allowed)] : []));
+  return times.length ? new Date(Math.min(...times)) : undefined;
 }
 
 export async function reconcile(input: RunInput): Promise<RunReport> {
@@ -116,20 +134,23 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       const changes = plan.changes.filter((c) => c.action !== 'noop');
       report.changes = changes.map((c) => ({ address: c.address, action: c.action }));
       report.remaining = changes.length;
+      report.held = heldOf(plan);
       if (input.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
         const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));
         report.remaining = changes.filter((c) => !applied.has(c.address)).length;
         report.corrected = changes.filter((c) => applied.has(c.address) && c.drift?.length).length;
+        // A change a window holds waits for it, as planned: not a failure.
         report.failures = result.results
-          .filter((r) => r.outcome !== 'applied')
+          .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
           .map((r) => ({
             address: r.address,
             outcome: r.outcome,
             ...(r.error ? { error: r.error } : {}),
             ...(r.error_code ? { error_code: r.error_code } : {}),
           }));
+        report.held = heldOf(plan);
         if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
           const [first] = report.failures;
           const why = first.error ?? first.outcome;

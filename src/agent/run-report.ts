@@ -22,6 +22,8 @@ export interface RunReport {
   remaining?: number;
   /** applied changes that put back a resource changed outside tapedeck (the plan's drift) */
   corrected?: number;
+  /** changes a change window holds back now (applied in the first run after it closes), by address */
+  held?: { address: string; action: string; windows: string[]; next_allowed: string | null }[];
   /** applied changes that did not go through, by address */
   failures?: { address: string; outcome: string; error?: string; error_code?: ErrorCode }[];
   error?: string;

@@ -77,6 +77,7 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .option('--yes', 'do not ask for confirmation')
     .option('--plan <file>', 'apply this saved plan (refused if the live state or the configuration moved since)')
     .option('--lock-timeout <seconds>', 'wait this long for another apply to the same state to finish (default 0)')
+    .option('--all-or-nothing', 'write nothing when a change window holds any change (default: write what none holds)')
     .action(async (dir, flags) => {
       code = await (await commands.apply()).applyCommand(dir, flags, io);
     });

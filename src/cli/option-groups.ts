@@ -65,4 +65,10 @@ export const planning = (cmd: Command) =>
     )
     .option('--refresh <mode>', 'full (default): read every document; changed: only those changed since the last apply')
     .option('--allow <rule=reason>', "let a guardrail rule's denials through, recording why (repeatable)", collect)
-    .option('--allow-file <file>', 'the --allow RULE=REASON of a reviewed file, one a line (repeatable)', collect);
+    .option('--allow-file <file>', 'the --allow RULE=REASON of a reviewed file, one a line (repeatable)', collect)
+    .option(
+      '--override-window <name=reason>',
+      "lift a change window's hold, recording why (repeatable; not for a window with override: false)",
+      collect,
+    )
+    .option('--now <time>', 'check the change windows and the rules as at this RFC 3339 time (a rehearsal)');

@@ -18,6 +18,7 @@ import { driftOf, fingerprint } from './fingerprint.js';
 import { byAddress, naturalCompare } from './order.js';
 import { styleOf } from './requests.js';
 import { UserError } from '../errors.js';
+import { liveEventsOf } from './live-links.js';
 
 /** A document that cannot be planned as it stands: the user's to fix. */
 const PLAN = { code: 'E_PLAN' } as const;
@@ -215,6 +216,8 @@ function planOne(
   // A write to another key is a write of another resource, and the one the state knew is let go: a replace.
   if (rekeyed.length && c.action === 'update') Object.assign(c, { action: 'replace', released_id: was });
   if (after.length) c.requires = after;
+  const live = liveEventsOf(k, o, c.action);
+  if (live) c.live_events = live;
   // What apply fills in holds the document's literals escaped, so that filling in never takes one for a reference.
   if (c.request && holdsEscapes(o.doc)) {
     c.request = { ...c.request, body: withEscapes(o.doc, c.request.body) };

@@ -31,6 +31,8 @@ export interface Project {
   endpoints?: EndpointOverrides;
   /** guardrail rules, as written (src/rules/load.ts reads them with their positions from `source`) */
   rules?: unknown[];
+  /** change windows (src/windows/spec.ts reads them with their positions from `source`) */
+  windows?: unknown[];
   /** `tapedeck agent`'s settings; its flags override them */
   agent?: AgentSection;
 }

@@ -22,6 +22,7 @@ import {
 } from './state-output.js';
 import { applyMarkdown, GITHUB_COMMENT_LIMIT, planMarkdown } from './markdown.js';
 import { rulesGithub, rulesSummary } from './rules.js';
+import { windowsGithub, windowsSummary } from './windows.js';
 import type { Style } from './style.js';
 import { applySummary, renderApply, renderPlan, summaryLine } from './text.js';
 
@@ -70,7 +71,8 @@ export interface Renderer {
 }
 
 /** --quiet: the summary line, and the guardrails' verdict where there are rules. */
-const quietPlan = (p: Plan) => `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}`;
+const quietPlan = (p: Plan) =>
+  `${summaryLine(p)}\n${p.rules ? `${rulesSummary(p.rules)}\n` : ''}${p.windows ? `${windowsSummary(p.windows)}\n` : ''}`;
 const json = jsonText;
 const reads = (p: Plan) => `(${p.requests?.reads ?? 0} read request${p.requests?.reads === 1 ? '' : 's'})\n`;
 /** A plan limited by --target says so first, as Terraform's does: what it leaves out was not even read. */
@@ -98,7 +100,7 @@ const notes = (p: Plan) => partial(p) + leftOut(p) + notReadNote(p);
 
 /** The plan as people read it: notes, then the changes (or only the summary with --quiet). */
 const textPlan = (p: Plan, o: RenderOptions) =>
-  `${o.annotations ? rulesGithub(p.rules) : ''}${notes(p)}${o.quiet ? quietPlan(p) : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`;
+  `${o.annotations ? rulesGithub(p.rules) + windowsGithub(p.windows) : ''}${notes(p)}${o.quiet ? quietPlan(p) : `${notes(p) && '\n'}${renderPlan(p, o.style, o.state)}${reads(p)}`}`;
 const onStderr = (err: string): Printed => ({ out: '', err });
 
 export const renderers: Record<Format, Renderer> & Record<'github', Pick<Renderer, 'issues'>> = {

@@ -8,6 +8,7 @@ import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { applyFailed, newStateLines, summaryLine } from './text.js';
 import { rulesMarkdown } from './rules.js';
+import { windowsMarkdown } from './windows.js';
 import { diagramMarkdown } from './graph.js';
 
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -187,6 +188,7 @@ export function planMarkdown(p: Plan, { state, limit = GITHUB_COMMENT_LIMIT }: M
     '',
     `**${summaryLine(p)}**${drifted ? ` ⚠️ ${drifted} resource${drifted === 1 ? '' : 's'} changed outside tapedeck.` : ''}`,
     ...(p.rules ? [rulesMarkdown(p.rules)] : []),
+    ...(p.windows ? [windowsMarkdown(p.windows)] : []),
   ];
   if (!changes.length) return `${head.join('\n')}\n`;
   // The picture of the apply, where changes wait for each other: under the summary, before the table.

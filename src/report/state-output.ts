@@ -55,7 +55,13 @@ export function historyText(h: StateHistory): string {
   const lines = pad([['SERIAL', 'WRITTEN', 'BY', 'HOST', 'TAPEDECK', 'COMMAND', 'CONFIGURATION'], ...rows]).split('\n');
   // Under its version, each guardrail denial the apply let through, and why.
   const table = h.entries
-    .map((e, i) => [lines[i + 1], ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`)].join('\n'))
+    .map((e, i) =>
+      [
+        lines[i + 1],
+        ...(e.allowances ?? []).map((a) => `  allowed ${a.rule}: ${a.reason}`),
+        ...(e.overrides ?? []).map((o) => `  overrode window ${o.window}: ${o.reason}`),
+      ].join('\n'),
+    )
     .reduce((out, row) => `${out}${row}\n`, `${lines[0]}\n`);
   return `${table}${h.more ? `(older versions not shown: --limit ${h.more.limit * 2})\n` : ''}`;
 }

@@ -15,6 +15,7 @@ import type { Field } from '../schema/model.js';
 import { createRows, entryRows, modelOf, type Row, type Shown } from './display.js';
 import { noStyle, type Style } from './style.js';
 import { rulesText } from './rules.js';
+import { windowsText } from './windows.js';
 
 /** One line per issue, whatever a document or a file name holds: control and line-separator characters escaped. */
 export function formatIssue(i: Issue): string {
@@ -140,7 +141,7 @@ export function renderPlan(p: Plan, s: Style = noStyle, state?: string): string 
     ? [`Plan for ${destination(p.environment, state)}`, ...newStateLines(p).map((l) => s.bad(l)), '']
     : [];
   const lines = body.length ? ['tapedeck will make these changes:', '', ...body, ''] : [];
-  return `${[...where, ...rulesText(p.rules, s), ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
+  return `${[...where, ...rulesText(p.rules, s), ...windowsText(p.windows, s), ...lines, s.bold(summaryLine(p))].join('\n')}\n`;
 }
 
 function renderResult(r: ResultEntry, s: Style = noStyle): string {

@@ -15,6 +15,7 @@ import type { CompiledRule } from '../rules/compile.js';
 import { readRules } from '../rules/load.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
+import { projectWindows } from './windows.js';
 
 /**
  * Every document checked, nothing printed: files, variables, schemas, the rules across documents, references.
@@ -125,10 +126,15 @@ export interface Configuration extends Loaded {
   rules: CompiledRule[];
 }
 
+/** The change windows' warnings that need the documents (an address glob matching none); their errors stopped the
+ *  run's options already (options.ts). */
+export const windowWarnings = (opts: RunOptions, docs: readonly Document[]): Issue[] =>
+  projectWindows(opts.project, opts.projectSource, opts.registry, docs).issues.filter((i) => i.severity === 'warning');
+
 export async function loadConfiguration(opts: RunOptions, io: Io): Promise<Configuration> {
   const { docs, issues, found, left } = checkDocuments(opts, io);
   const ruled = await checkRuleFiles(opts, io);
-  stopOnErrors(opts, io, [...issues, ...ruled.issues]);
+  stopOnErrors(opts, io, [...issues, ...ruled.issues, ...windowWarnings(opts, docs)]);
   if (!found && !left) throw noDocuments(opts);
   checkAllowanceNames(
     opts.allow,

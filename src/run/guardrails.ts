@@ -27,7 +27,7 @@ export async function guardPlan(
   let byAddress: Map<string, Document> | undefined;
   const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
-    now: new Date(),
+    now: opts.now ?? opts.clock(),
     deadlineAt: opts.runDeadlineAt,
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,

@@ -8,7 +8,10 @@ import { withOverrides, type Registry } from '../kinds/registry.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
 import type { Io } from '../types.js';
 import { parseTargets } from './targets.js';
-import type { Allowance, SourceDoc } from '../types.js';
+import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
+import type { Window } from '../windows/spec.js';
+import { parseNow, parseOverrides, projectWindows } from './windows.js';
+import { systemClock } from '../util/clock.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
 import {
@@ -51,6 +54,12 @@ export interface CommonFlags {
   allowFile?: string[];
   /** plan/apply: read every document (full), or only those changed since the last apply */
   refresh?: string;
+  /** plan/apply: NAME=REASON, a change window's hold lifted */
+  overrideWindow?: string[];
+  /** plan/apply: the time the windows and the rules' `now` are checked for (RFC 3339), instead of the clock */
+  now?: string;
+  /** apply: write nothing when a window holds any change (default: apply what no window holds) */
+  allOrNothing?: boolean;
 }
 
 export interface RunOptions {
@@ -92,6 +101,16 @@ export interface RunOptions {
   projectSource?: SourceDoc;
   /** --allow RULE=REASON and --allow-file's lines: denials let through, and why (only ever the command line's) */
   allow: Allowance[];
+  /** tapedeck.yaml's change windows, compiled */
+  windows: Window[];
+  /** --override-window NAME=REASON: windows' holds lifted, and why */
+  overrides: WindowOverride[];
+  /** --now: the time windows and rules are checked for; absent: the clock, read when they are checked */
+  now?: Date;
+  /** --all-or-nothing: a window holding any change stops the whole apply */
+  allOrNothing: boolean;
+  /** the run's clock (Io's, else the system's), read when windows and rules are checked */
+  clock: () => Date;
   /** read lazily: validate needs no token */
   token: () => string;
   /** where the token comes from, to name in a message (never its value) */
@@ -222,6 +241,11 @@ export function buildOptions(
   const targets = check(() => parseTargets(f.target)) ?? [];
   const allow = check(() => readAllowances(f.allow, f.allowFile, io.cwd)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
+  // Windows that cannot work are located errors of the project file, as its schema's are.
+  const compiled = issues.length ? { windows: [], issues: [] } : projectWindows(project, projectSource, registry);
+  issues.push(...compiled.issues.filter((i) => i.severity === 'error'));
+  const overrides = check(() => parseOverrides(f.overrideWindow, compiled.windows)) ?? [];
+  const now = check(() => parseNow(f.now));
   // validate reads no state: a state URL whose password is not in its environment (a pull request's job) is no problem.
   const state =
     chosen &&
@@ -271,6 +295,11 @@ export function buildOptions(
     project,
     projectSource,
     allow,
+    windows: compiled.windows,
+    overrides,
+    ...(now ? { now } : {}),
+    allOrNothing: !!f.allOrNothing,
+    clock: () => (io.clock ?? systemClock).now(),
     token: () => readToken(token, io),
     tokenSource: token.shown,
   };

@@ -16,6 +16,7 @@ import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
 import { guardPlan, refuseDenied } from './guardrails.js';
+import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './window-check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
@@ -196,6 +197,7 @@ export async function makePlan(
     };
     const planned = { plan, shown: maskPlan(plan), state, client };
     await guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
+    await windowPlan(planned, windowCheck(opts), client, opts.registry);
     return planned;
   } catch (e) {
     await client.close();
@@ -209,16 +211,23 @@ export async function makePlan(
  * database state's history.
  */
 export async function applyPlanned(
-  { plan, state, client }: Planned,
+  planned: Planned,
   opts: RunOptions,
   command: string,
   extra: Omit<ApplyOptions, 'concurrency'> = {},
 ): Promise<ApplyResult> {
+  const { plan, state, client } = planned;
   // A guardrail's denial that no --allow covers: nothing is written, whoever applies (the apply command says so
   // before it asks; the agent reports it).
   refuseDenied(plan);
+  // The windows as they are now, not when the plan was made (a saved plan, or a question answered late).
+  await windowPlan(planned, windowCheck(opts), client, opts.registry);
+  const { plan: writable, held } = withoutHeld(plan);
+  if (held.length && opts.allOrNothing) throw heldError(plan, held);
   const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;
-  state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances });
-  const result = await applyPlan(plan, client, state, { concurrency: opts.concurrency, ...extra });
-  return allowances ? { ...result, allowances } : result;
+  const overrides = plan.windows?.overrides.length ? plan.windows.overrides : undefined;
+  state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances, overrides });
+  const applied = await applyPlan(writable, client, state, { concurrency: opts.concurrency, ...extra });
+  const result = held.length ? withHeld(applied, plan, held) : applied;
+  return { ...result, ...(allowances ? { allowances } : {}), ...(overrides ? { overrides } : {}) };
 }

@@ -41,6 +41,10 @@ export interface Field {
   /** a resource: the fields that tell it apart from the others of its kind on the platform (x-natural-key), looked
    *  for before a create */
   naturalKey?: string[];
+  /** array of event ids whose live time a change to this resource touches (x-live-link): change windows read it */
+  liveLink?: boolean;
+  /** a resource that is itself an event (x-live-event): a change to it touches its own live time */
+  liveEvent?: boolean;
 }
 
 // JSON Schema documents are read field by field where their shape is known; the rest stays open.
@@ -101,6 +105,8 @@ function build(raw: JsonSchema, file: string): Field {
     ...(node['x-identity'] === true ? { identity: true } : {}),
     ...(node['x-ref'] ? { ref: [node['x-ref']].flat().map(String) } : {}),
     ...(node['x-ref-parts'] ? { refParts: node['x-ref-parts'] } : {}),
+    ...(node['x-live-link'] === true ? { liveLink: true } : {}),
+    ...(node['x-live-event'] === true ? { liveEvent: true } : {}),
     ...(Array.isArray(node.enum) ? { allowed: node.enum.map(String) } : {}),
   };
   if (node['x-int64']) return { ...base, type: 'int64' };

@@ -4,7 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './data.js';
-import type { Allowance } from '../types.js';
+import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
 
@@ -22,6 +22,8 @@ export interface WriteInfo {
   configurationHash?: string;
   /** the guardrail denials an apply let through (--allow RULE=REASON) */
   allowances?: Allowance[];
+  /** the change windows an apply overrode (--override-window NAME=REASON) */
+  overrides?: WindowOverride[];
 }
 
 /** Who writes, recorded with every version in the history and with the lock. */
@@ -46,6 +48,8 @@ export interface HistoryEntry {
   writes: number;
   /** the guardrail denials the apply let through, with their reasons (null: none) */
   allowances: Allowance[] | null;
+  /** the change windows the apply overrode, with their reasons (null: none) */
+  overrides?: WindowOverride[] | null;
 }
 
 export interface StateBackend {

@@ -10,6 +10,7 @@ import { lockKey, PgSession } from './postgres-session.js';
 import type { PgLocation } from './postgres-url.js';
 import { stateDocument } from './document.js';
 import type { StateData } from './data.js';
+import type { Allowance, WindowOverride } from '../types.js';
 
 export class PostgresBackend implements StateBackend {
   readonly name: string;
@@ -148,7 +149,9 @@ export class PostgresBackend implements StateBackend {
          ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
         : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
          WHERE configuration = $14 AND environment = $2 AND version = $12 AND serial = $13 RETURNING version`;
-    const allowances = info.allowances?.length ? JSON.stringify(info.allowances) : null;
+    // Overrides of change windows are approvals too: kept in the same column, told apart by their `window` key.
+    const approvals = [...(info.allowances ?? []), ...(info.overrides ?? [])];
+    const allowances = approvals.length ? JSON.stringify(approvals) : null;
     const params = [
       ...this.key(),
       refs.lineage,
@@ -207,9 +210,18 @@ export class PostgresBackend implements StateBackend {
       FROM ${this.db.rows('history')} WHERE configuration IN ($1, '') AND environment = $2 ORDER BY serial DESC, id DESC LIMIT $3`,
       [...this.key(), limit],
     );
-    return rows.map(
-      (r) => ({ ...r, serial: Number(r.serial), written_at: (r.written_at as Date).toISOString() }) as HistoryEntry,
-    );
+    return rows.map((r) => {
+      const approvals = (r.allowances as Array<Record<string, string>> | null) ?? [];
+      const allowances = approvals.filter((a) => 'rule' in a) as unknown as Allowance[];
+      const overrides = approvals.filter((a) => 'window' in a) as unknown as WindowOverride[];
+      return {
+        ...r,
+        serial: Number(r.serial),
+        written_at: (r.written_at as Date).toISOString(),
+        allowances: allowances.length ? allowances : null,
+        overrides: overrides.length ? overrides : null,
+      } as HistoryEntry;
+    });
   }
 
   async version(serial: number): Promise<string | undefined> {

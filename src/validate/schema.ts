@@ -23,6 +23,9 @@ const annotations = [
   'x-identity',
   'x-names',
   'x-message',
+  // change windows: the events a change touches (src/plan/live-links.ts)
+  'x-live-link',
+  'x-live-event',
 ];
 
 /** An ajv instance holding every schema; with `source` it keeps the generated code, to be written out as a module. */

@@ -105,6 +105,7 @@ describe('tapedeck agent', () => {
         .sort(),
     ).toEqual([
       'tapedeck_agent_changes_applied_total',
+      'tapedeck_agent_changes_held',
       'tapedeck_agent_corrections_total',
       'tapedeck_agent_last_success_timestamp_seconds',
       'tapedeck_agent_lock_held',

@@ -99,6 +99,15 @@ const cases: Record<Exclude<ErrorCode, keyof typeof notByRun>, () => Promise<Cli
       emu.url,
       '--yes',
     ]),
+  // A deny window open all day, every day: the create is held, skipped with its code.
+  E_WINDOW: async () =>
+    run(
+      setup({
+        'tapedeck.yaml':
+          'version: 1\nname: codes\nwindows:\n  - name: freeze\n    kind: deny\n    schedule: "0 0 * * *"\n    duration: 1d\n',
+      }),
+      ['apply', '.', '--base-url', emu.url, '--yes'],
+    ),
   E_LOCKED: async () => {
     const dir = setup();
     mkdirSync(join(dir, '.tapedeck'));

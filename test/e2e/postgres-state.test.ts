@@ -43,6 +43,24 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     );
   });
 
+  it('keeps the change windows an apply overrode, with their reasons, beside the allowances', async () => {
+    emu = await emulator();
+    const dir = testdir({
+      'a.yaml': [offer('a')],
+      'tapedeck.yaml':
+        'version: 1\nwindows:\n  - name: freeze\n    kind: deny\n    schedule: "0 0 * * *"\n    duration: 1d\n',
+    });
+    const env = { TAPEDECK_STATE_URL: pg.url(fresh()), TAPEDECK_ACTOR: 'alice' };
+    const args = ['apply', ...against(emu.url, dir), '--yes', '--override-window', 'freeze=hotfix INC-9'];
+    const applied = await runCli(args, { cwd: dir, env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const rows = JSON.parse((await runCli(['state', 'history', dir, '--json'], { cwd: dir, env })).stdout);
+    expect(rows[0]).toMatchObject({ allowances: null, overrides: [{ window: 'freeze', reason: 'hotfix INC-9' }] });
+    expect((await runCli(['state', 'history', dir], { cwd: dir, env })).stdout).toContain(
+      '\n  overrode window freeze: hotfix INC-9\n',
+    );
+  });
+
   it('is made on first use; each apply adds a history row: serial, when, who, host, version, configuration hash', async () => {
     emu = await emulator();
     const schema = fresh();

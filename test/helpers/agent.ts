@@ -3,6 +3,7 @@
 import { afterEach } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { Emulator } from '../../src/emulator/server.js';
+import type { Clock } from '../../src/types.js';
 
 export interface RunningAgent {
   /** the listener's base URL, once it listens */
@@ -32,7 +33,7 @@ export async function until<T>(
 
 export async function startAgent(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string> },
+  opts: { cwd: string; env?: Record<string, string>; clock?: Clock },
 ): Promise<RunningAgent> {
   let stderr = '';
   let stop!: () => void;
@@ -51,6 +52,7 @@ export async function startAgent(
       env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
       cwd: opts.cwd,
       isTTY: false,
+      ...(opts.clock ? { clock: opts.clock } : {}),
     },
     stopped,
   );

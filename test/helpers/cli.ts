@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
+import { systemClock } from '../../src/util/clock.js';
 import { tempDir } from './tmp.js';
 
 export interface CliRun {
@@ -14,7 +15,7 @@ export interface CliRun {
 /** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
 export async function runCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean },
+  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean; now?: () => Date },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -29,6 +30,7 @@ export async function runCli(
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
     ask: async () => opts.answer ?? '',
+    ...(opts.now ? { clock: { ...systemClock, now: opts.now } } : {}),
   });
   return { code, stdout, stderr };
 }

@@ -97,6 +97,14 @@ describe('notifications of a run', () => {
     rejected: 'd'.repeat(40),
     error: 'commit dddd was not applied: x',
   };
+  const hold = (address: string) => ({
+    address,
+    action: 'update',
+    windows: ['matches'],
+    next_allowed: '2026-12-05T21:30:00Z',
+  });
+  const held: RunReport = { ...applied, applied: { ...applied.applied!, applied: 0 }, held: [hold('Offer/a')] };
+  const heldMore: RunReport = { ...held, held: [hold('Offer/a'), hold('Offer/b')] };
   const clean: RunReport = { ...base, summary: { ...summary, update: 0, noop: 1 }, changes: [] };
   it.each([
     ['a drift once, however many runs find it', [drift, drift, drift], ['drift']],
@@ -105,12 +113,17 @@ describe('notifications of a run', () => {
     ['a failure once, again after a success', [failed, failed, clean, failed], ['failed', 'failed']],
     ['a rejected commit once', [invalid, invalid], ['invalid']],
     ['nothing for a clean run', [clean, clean], []],
+    [
+      'changes held by a window once, again when the held set changes',
+      [held, held, applied, held, heldMore],
+      ['held', 'applied', 'held', 'held'],
+    ],
   ])('%s', (_what, reports, events) => {
-    const told = { drift: '', failure: '' };
+    const told = { drift: '', failure: '', held: '' };
     expect(reports.flatMap((r) => notifications(r, 'prod', told)).map((e) => e.event)).toEqual(events);
   });
   it("a failure and a rejected commit carry the error's stable code", () => {
-    const told = { drift: '', failure: '' };
+    const told = { drift: '', failure: '', held: '' };
     const coded = (r: RunReport, errorCode: RunReport['errorCode']) => notifications({ ...r, errorCode }, 'prod', told);
     expect(coded(failed, 'E_NETWORK')).toEqual([expect.objectContaining({ event: 'failed', error_code: 'E_NETWORK' })]);
     expect(coded(invalid, 'E_VALIDATION')).toEqual([
@@ -118,7 +131,7 @@ describe('notifications of a run', () => {
     ]);
   });
   it('says it in one line, Slack-compatible', () => {
-    const [e] = notifications(drift, 'prod', { drift: '', failure: '' });
+    const [e] = notifications(drift, 'prod', { drift: '', failure: '', held: '' });
     expect(e).toMatchObject({
       event: 'drift',
       environment: 'prod',

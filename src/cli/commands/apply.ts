@@ -15,6 +15,7 @@ import { buildOptions, type CommonFlags, type RunOptions } from '../../run/optio
 import { deniedError, denialLines } from '../../run/guardrails.js';
 import { applyPlanned, makePlan } from '../../run/pipeline.js';
 import { remakeSaved } from '../../run/saved-apply.js';
+import { windowCheck, windowPlan } from '../../run/window-check.js';
 import { stateShown, withStateLock } from '../../run/state-access.js';
 import { planRenderOptions } from './plan.js';
 
@@ -33,6 +34,9 @@ export async function applyCommand(dir: string | undefined, flags: ApplyFlags, i
     ? buildOptions(saved.dir, { ...flags, env: saved.plan.environment.name, target: saved.plan.targets }, io, formats)
     : buildOptions(dir, flags, io, formats);
   if (!flags.yes && !io.isTTY) throw new UserError('apply needs confirmation: pass --yes (stdin is not a terminal)');
+  // A rehearsal's time never decides a real write: apply checks the windows when it writes.
+  if (flags.now !== undefined)
+    throw new UserError('--now is for plan (a rehearsal): apply checks the change windows at the time it writes');
   // The lock is held on the state's backend for the whole run (a database connection, or a lock file).
   return withStateLock(opts, io, flags.lockTimeout, (backend) =>
     saved ? applySaved(saved.plan, backend, opts, flags, io) : planAndApply(backend, opts, flags, io),
@@ -137,6 +141,9 @@ async function execute(
   flags: ApplyFlags,
   io: Io,
 ): Promise<number> {
+  // The preview shows the windows as they are now (a saved plan recorded them as they were when it was made);
+  // applyPlanned checks them once more when it writes, after the question.
+  await windowPlan({ plan, shown }, windowCheck(opts), client, opts.registry);
   const preview = renderers[opts.format].preview(shown, planRenderOptions(opts, io));
   io.out(preview.out);
   io.err(preview.err);
