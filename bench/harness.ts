@@ -58,6 +58,28 @@ export function generate(n: number, kinds: readonly string[] = KINDS) {
   return { docs, seed };
 }
 
+/** The paths of the documents read by one GET each (kinds without a list), for the bare loop: a file in `dir`. */
+export function writeGetPaths(dir: string, seed: Record<string, unknown[]>): string {
+  const file = join(dir, 'get-paths.json');
+  const paths = Object.entries(seed).flatMap(([key, items]) => {
+    const k = builtinKinds.find((x) => x.seedKey === key)!;
+    return k.list ? [] : (items as { id: string }[]).map((item) => readPath(k, { id: item.id, spec: {} }));
+  });
+  writeFileSync(file, JSON.stringify(paths));
+  return file;
+}
+
+/** The CPU floor of a plan: its parser alone (bench/parse-floor.mjs) and the bare loop of its requests; and the ratio. */
+export function cpuFloor(plan: { cpu_ms: number }, parse: { cpu_ms: number }, bare: { cpu_ms: number }) {
+  const floor_ms = parse.cpu_ms + bare.cpu_ms;
+  return {
+    parse_cpu_ms: parse.cpu_ms,
+    bare_cpu_ms: bare.cpu_ms,
+    floor_ms,
+    ratio: +(plan.cpu_ms / floor_ms).toFixed(2),
+  };
+}
+
 export function writeConfig(docs: Doc[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'tapedeck-bench-'));
   for (const kind of KINDS) {

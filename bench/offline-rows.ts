@@ -29,11 +29,11 @@ export async function typoOf(docs: Doc[], log: (s: string) => void) {
 export function startupOf(docs: Doc[], log: (s: string) => void) {
   const dir = writeConfig(docs);
   try {
-    log(`\nstart-up (whole processes, median of 10)   median    min    max\n`);
+    log(`\nstart-up (whole processes, median of 10)   median    min    max  x node\n`);
     const rows = startupRows(root, dir, docs.length);
     for (const r of rows)
       log(
-        `${r.step.padEnd(40)} ${String(r.median_ms).padStart(6)} ${String(r.min_ms).padStart(6)} ${String(r.max_ms).padStart(6)}\n`,
+        `${r.step.padEnd(40)} ${String(r.median_ms).padStart(6)} ${String(r.min_ms).padStart(6)} ${String(r.max_ms).padStart(6)} ${String(r.ratio).padStart(7)}\n`,
       );
     return rows;
   } finally {

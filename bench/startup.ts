@@ -9,6 +9,8 @@ export interface StartupRow {
   min_ms: number;
   max_ms: number;
   runs: number;
+  /** the median as a multiple of the bare `node -e 0`'s, measured in the same run */
+  ratio: number;
 }
 
 /** Wall time of one process, spawn to exit; it must exit 0 (a failing command would time its error path). */
@@ -20,7 +22,7 @@ function once(args: string[]): number {
   return ms;
 }
 
-function row(step: string, args: string[], runs: number): StartupRow {
+function row(step: string, args: string[], runs: number): Omit<StartupRow, 'ratio'> {
   once(args); // the first run fills the file system cache, as on a CI runner that has just checked out
   const times = Array.from({ length: runs }, () => once(args)).sort((a, b) => a - b);
   const mid = times.length >> 1;
@@ -37,9 +39,10 @@ function row(step: string, args: string[], runs: number): StartupRow {
 /** `docsDir`: a directory of a few documents for `validate`. */
 export function startupRows(root: string, docsDir: string, documents: number, runs = 10): StartupRow[] {
   const bin = join(root, 'dist/cli/bin.js');
-  return [
+  const rows = [
     row('node -e 0 (reference)', ['-e', '0'], runs),
     row('tapedeck --version', [bin, '--version'], runs),
     row(`tapedeck validate (${documents} documents)`, [bin, 'validate', docsDir], runs),
   ];
+  return rows.map((r) => ({ ...r, ratio: +(r.median_ms / rows[0].median_ms).toFixed(2) }));
 }

@@ -28,6 +28,8 @@ export const ERROR_CODES = {
     "the state's storage failed (a database error, a lock file that cannot be made), or holds tables of a newer tapedeck",
   E_NOT_FOUND: 'a resource named by the state, an import, duplicate_from or --id is not on the platform (an HTTP 404)',
   E_DUPLICATE: 'a live resource already is what a create would make (import it, or mark the document allow_duplicate)',
+  E_OWNED:
+    'another configuration or environment manages this live resource: one resource has one owner (hand it over there with state forget first)',
   E_AUTH: 'the platform refused the token (401) or what it may do (403)',
   E_NETWORK:
     'the platform could not be reached or did not answer in time; or the emulator or the agent cannot listen on its address',

@@ -321,6 +321,10 @@ export interface Clock {
   now(): Date;
   /** done after `ms` of this clock's time, or at once when cancelled */
   timer(ms: number): { done: Promise<void>; cancel(): void };
+  /** milliseconds on a monotonic scale, for waits and deadlines (performance.now() for the system's) */
+  ms(): number;
+  /** calls `fn` `ms` from now unless the function returned cancels it first (`background`: keeps no process alive) */
+  after(ms: number, fn: () => void, background?: boolean): () => void;
 }
 
 // What a command may touch of the outside world, passed in so tests run the real CLI in-process.
@@ -337,7 +341,7 @@ export interface Io {
   secret?(value: string): void;
   /** the text with every registered secret masked, for output that does not go through out or err (the agent's) */
   mask?(text: string): string;
-  /** the clock change windows, the rules' `now` and the agent's schedule read (tests give their own); absent:
-   *  the system's */
+  /** the clock change windows, the rules' `now`, the agent's schedule, the client's retry waits, pacing and deadlines
+   *  read (tests give their own); absent: the system's */
   clock?: Clock;
 }

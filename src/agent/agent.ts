@@ -1,7 +1,7 @@
 // The agent's loop: hold the state's lock (or stand by until the holder goes), reconcile every interval or when a
 // signed push arrives, and tell: the log, the metrics, the status, the notifications. One run at a time; a stop
 // lets the write in flight finish, then the state is saved and the lock released.
-import { UserError } from '../errors.js';
+import { errorLine, UserError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { tapedeckVersion } from '../version.js';
 import type { Log } from './log.js';
@@ -26,6 +26,8 @@ export interface AgentParts {
   metrics: AgentMetrics;
   notifier: Notifier;
   mask: (t: string) => string;
+  /** how often a leader on a shared state confirms its lock between writes (a third of the lock's bound) */
+  lockCheckMs?: number;
 }
 
 type Role = 'starting' | 'leader' | 'standby' | 'stopping';
@@ -45,6 +47,8 @@ export class Agent {
   private nextRunAt: string | undefined;
   private sync: Sync | undefined;
   private readonly told = { drift: '', failure: '', held: '' };
+  /** the leader's own confirmations of its lock, between runs too: /status never says leader without the lock */
+  private watch: NodeJS.Timeout | undefined;
 
   constructor(private readonly p: AgentParts) {}
 
@@ -56,17 +60,16 @@ export class Agent {
     );
   }
 
-  /** Takes the lock: true when this agent is the one that reconciles. A file state held elsewhere is an error. */
+  /**
+   * Takes the lock: true when this agent is the one that reconciles. A leader confirms it still holds it (the
+   * lease's bound: state/lease.ts); one that cannot has stepped down and takes it afresh, or stands by. A file state
+   * held elsewhere is an error.
+   */
   async lead(): Promise<boolean> {
-    if (this.role === 'leader') {
-      // A database connection that ended took the lock with it: another agent may hold it now.
-      const lost = this.backend?.lockLost();
-      if (!lost) return true;
-      this.p.log('warn', 'the state lock is lost: taking it again, or standing by', { reason: lost });
-      await this.drop();
-    }
+    if (this.role === 'leader' && (await this.confirmed())) return true;
+    if (this.backend) await this.drop();
     try {
-      this.backend ??= await this.p.openBackend();
+      this.backend = await this.p.openBackend();
       await this.backend.lock(0);
     } catch (e) {
       if (!(e instanceof UserError) || !this.p.sharedState) throw e;
@@ -80,12 +83,45 @@ export class Agent {
     this.p.log('info', 'holding the state lock: this agent reconciles', { state: this.p.stateShown });
     this.role = 'leader';
     this.p.metrics.leader(true);
+    this.backend.onLockLost((why) => this.stepDown(why));
+    if (this.p.sharedState) this.watchLock();
     return true;
+  }
+
+  /** Whether the lock is still this agent's; if not, it has stepped down. */
+  private async confirmed(): Promise<boolean> {
+    try {
+      await this.backend!.checkLock();
+      return true;
+    } catch (e) {
+      this.stepDown(errorLine(e));
+      return false;
+    }
+  }
+
+  private watchLock(): void {
+    this.watch = setInterval(() => {
+      if (this.role === 'leader' && this.backend) void this.confirmed();
+    }, this.p.lockCheckMs ?? 1000);
+    this.watch.unref();
+  }
+
+  /**
+   * The moment the lock cannot be confirmed: a standby from now on (the write in flight is the last; apply sends
+   * nothing more), and a leader again only once it has taken the lock afresh and planned again.
+   */
+  private stepDown(why: string): void {
+    clearInterval(this.watch);
+    if (this.role !== 'leader') return;
+    this.role = 'standby';
+    this.p.metrics.leader(false);
+    this.p.log('warn', 'the state lock is lost: standing by until this agent takes it again', { reason: why });
   }
 
   private async drop(): Promise<void> {
     const backend = this.backend;
     this.backend = undefined;
+    clearInterval(this.watch);
     if (this.role === 'leader') this.role = 'standby';
     this.p.metrics.leader(false);
     await backend?.close();
@@ -178,7 +214,7 @@ export class Agent {
     this.logRun(report, finished - started);
     for (const e of notifications(report, this.p.environment, this.told, this.sync)) this.p.notifier.notify(e);
     // A database connection that broke loses the lock with it: stand by, and take it again if it is free.
-    if (report.result === 'failed' && this.backend && this.p.sharedState) {
+    if (report.result === 'failed' && this.role === 'leader' && this.backend && this.p.sharedState) {
       try {
         await this.backend.read();
       } catch {

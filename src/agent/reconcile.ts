@@ -3,7 +3,7 @@
 // through the same apply as `apply`. The run's output (issues, failures) is captured for the log and the status.
 import { join } from 'node:path';
 import { ApiError, errorCode, errorLine, Reported, UserError, type ErrorCode } from '../errors.js';
-import { checkDocuments } from '../run/check.js';
+import { checkConfiguration } from '../run/check.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../run/options.js';
 import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
@@ -43,16 +43,20 @@ export const runOptions = (input: RunInput, io: Io): RunOptions =>
     role: input.autoApply ? 'apply' : 'plan',
   });
 
-/** A commit's problems (project file, documents), or none: the same checks as `validate`. */
-function problems(input: RunInput, io: Io, details: string[]): { message: string; code: ErrorCode } | undefined {
+/** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration). */
+async function problems(
+  input: RunInput,
+  io: Io,
+  details: string[],
+): Promise<{ message: string; code: ErrorCode } | undefined> {
   try {
     const opts = runOptions(input, io);
-    const { issues, found } = checkDocuments(opts, io);
+    const { issues, found } = await checkConfiguration(opts, io);
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
     if (errors.length)
       return {
-        message: `${counted(errors.length, 'error')} in the documents; first: ${formatIssue(errors[0])}`,
+        message: `${counted(errors.length, 'error')} in the configuration; first: ${formatIssue(errors[0])}`,
         code: 'E_VALIDATION',
       };
     if (!found)
@@ -99,7 +103,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     report.tip = head;
     if (head !== commits.good && head !== commits.rejected) {
       await checkout.checkout(head);
-      const problem = problems(input, io, details);
+      const problem = await problems(input, io, details);
       if (problem) {
         commits.rejected = head;
         if (commits.good) await checkout.checkout(commits.good);

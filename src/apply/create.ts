@@ -2,7 +2,6 @@
 // already match it are noted in its pending marker (they are never taken for it), and the marker goes to the state;
 // when the answer is lost, the resource is looked up (and claimed) before anything is sent again. A lookup that
 // fails leaves the outcome unknown and the marker in place: the next plan looks again.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { errorCode, errorLine as line, OutcomeUnknown, TapedeckError } from '../errors.js';
 import type { Client, Response } from '../remote/client.js';
 import { backoff, maybeApplied } from '../remote/failures.js';
@@ -129,7 +128,7 @@ export function creator(
           throw new OutcomeUnknown(
             `${line(e)}: not found after ${attempt} attempts, but one may still take effect; the next plan looks again`,
           );
-        await sleep(backoff(client.opts, attempt));
+        await client.clock.timer(backoff(client.opts, attempt)).done;
       }
     }
   };

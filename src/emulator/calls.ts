@@ -49,7 +49,11 @@ export class CallLog {
   /** calls that fell out of the ring (clear() does not count) */
   dropped = 0;
 
-  constructor(readonly capacity = DEFAULT_CALL_LOG_SIZE) {
+  constructor(
+    readonly capacity = DEFAULT_CALL_LOG_SIZE,
+    /** epoch milliseconds, when a call arrives */
+    private readonly now = () => performance.timeOrigin + performance.now(),
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('the call log needs room for at least one call');
   }
@@ -58,7 +62,7 @@ export class CallLog {
   arrive(method: string, path: string): Call {
     const call: Call = {
       seq: ++this.arrivals,
-      at: performance.timeOrigin + performance.now(),
+      at: this.now(),
       method,
       path,
       write: method !== 'GET' && method !== 'HEAD',

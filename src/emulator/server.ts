@@ -9,6 +9,8 @@ import { toJson } from './json.js';
 import { RateLimits, type RateRule } from './rate-limit.js';
 import { findRoute, routes } from './routes.js';
 import { keyOf, Store } from './store.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export const MAX_BODY = 1024 * 1024;
 
@@ -34,6 +36,8 @@ export interface EmulatorOptions {
   rateLimits?: RateRule[];
   /** false: a 429 says only Retry-After, and no answer says X-RateLimit-* (a platform that publishes nothing) */
   rateLimitHeaders?: boolean;
+  /** the clock of the rate buckets, the latency and the call log (the real one by default; a test's virtual one) */
+  clock?: Clock;
 }
 
 /** mulberry32: a tiny seeded PRNG, so a fault test run is reproducible with --fault-seed. */
@@ -147,8 +151,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     faults: { unavailable: 0, rate_limited: 0, drop_before: 0, drop_after: 0 },
     limited: 0,
   };
-  const callLog = new CallLog(opts.callLogSize);
-  let limits = new RateLimits(opts.rateLimits ?? []);
+  const clock = opts.clock ?? systemClock;
+  const callLog = new CallLog(opts.callLogSize, () => performance.timeOrigin + clock.ms());
+  /** the real clock's wait never wakes early (sleepUntil); another clock's is its own */
+  const waitUntil = (due: number) =>
+    clock === systemClock ? sleepUntil(due) : clock.timer(Math.max(0, due - clock.ms())).done;
+  let limits = new RateLimits(opts.rateLimits ?? [], () => clock.ms());
 
   /**
    * What to answer a request; the answer is sent (or the connection dropped) once the latency has passed.
@@ -229,7 +237,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
 
   const server = createServer((req, res) => {
-    const arrived = performance.now();
+    const arrived = clock.ms();
     // The request target as received; reading the log is not logged (it would fill the log it reads).
     const target = req.url ?? '/';
     const call = target.split('?')[0] === CALLS_PATH ? undefined : callLog.arrive(req.method ?? 'GET', target);
@@ -239,7 +247,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       .then(async (reply) => {
         // Latency is the time from arrival to answer; the handling, serialisation included, counts towards it.
         const text = reply === 'drop' ? '' : toJson(reply.body);
-        if (latency) await sleepUntil(arrived + latency);
+        if (latency) await waitUntil(arrived + latency);
         if (call) callLog.answer(call, reply === 'drop' ? null : reply.status);
         if (reply === 'drop') req.socket.destroy();
         else if (!res.headersSent && !res.destroyed)
@@ -267,7 +275,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       latency = ms;
     },
     setRateLimits: (rules) => {
-      limits = new RateLimits(rules);
+      limits = new RateLimits(rules, () => clock.ms());
     },
     close: () =>
       new Promise<void>((resolve) => {

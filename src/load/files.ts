@@ -5,7 +5,7 @@
 // not reach files elsewhere on the machine (and echo them in error messages). A link leading nowhere, a loop of
 // links, something that is not a regular file (a FIFO would block the read for ever), and a file or folder that
 // cannot be read are refused too, each with its path: never skipped without a word.
-import { readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Issue } from '../types.js';
 
@@ -29,8 +29,55 @@ function what(st: Stats): string {
 
 type Entry = { file: string } | { link: string };
 
-/** The documents' files below `dir` (or `dir` itself, a file), in directory order, and why others were not read. */
-export function documentFiles(dir: string, cwd: string): { files: string[]; issues: Issue[] } {
+/** Whether the real path `target` is `root` or below it. */
+const within = (target: string, root: string) => target === root || target.startsWith(root + sep);
+
+/** Where a link leads (its real path, and what is there), and why it may not be followed, if it may not. */
+type Followed = { target: string; st: Stats; problem?: string } | { target?: undefined; problem: string };
+
+/**
+ * Where the link `link` leads, and why it may not be followed: it leads nowhere, round in a loop, or outside `root`
+ * (DIR's real path). The one check for every file DIR holds: documents, the project file, the rules. `shown` names
+ * a path in a message.
+ */
+export function followLink(link: string, root: string, shown: (path: string) => string): Followed {
+  let target: string;
+  try {
+    target = realpathSync(link);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return { problem: 'is a symbolic link that leads round in a loop' };
+    if (code === 'ENOENT') return { problem: `is a symbolic link to ${readlinkSync(link)}, which does not exist` };
+    return { problem: `cannot be read (${code ?? 'error'})` };
+  }
+  const st = statSync(target);
+  if (!within(target, root))
+    return {
+      target,
+      st,
+      problem: `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'file'} outside DIR (${shown(target)}): only files inside DIR are read; move it in, or run tapedeck on a folder that holds both`,
+    };
+  return { target, st };
+}
+
+/**
+ * Why the file or folder `path` of DIR may not be read, or undefined when it may (absent, or a link that leads
+ * inside DIR): the project file's and the rules folder's check, the same as a document link's.
+ */
+export function linkOutside(path: string, dir: string, cwd: string): string | undefined {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return undefined;
+  } catch {
+    return undefined;
+  }
+  return followLink(path, realpathSync(dir), (p) => relative(cwd, p) || p).problem;
+}
+
+/**
+ * The documents' files below `dir` (or `dir` itself, a file), in directory order, and why others were not read.
+ * `boundary`: the folder outside which no link is followed (default `dir`; DIR for the rules folder below it).
+ */
+export function documentFiles(dir: string, cwd: string, boundary = dir): { files: string[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const shown = (path: string) => relative(cwd, path) || path;
   const refuse = (path: string, message: string) =>
@@ -56,6 +103,7 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
     };
 
   const root = realpathSync(dir);
+  const inside = realpathSync(boundary);
   /** real paths of the folders walked and the files taken */
   const seen = new Set<string>();
 
@@ -85,25 +133,14 @@ export function documentFiles(dir: string, cwd: string): { files: string[]; issu
 
   /** What a link stands for: its target's entries, or nothing (already read, not a document, or refused). */
   const follow = (link: string): Entry[] => {
-    let target: string;
-    try {
-      target = realpathSync(link);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') refuse(link, 'is a symbolic link that leads round in a loop');
-      else if (code === 'ENOENT') refuse(link, `is a symbolic link to ${readlinkSync(link)}, which does not exist`);
-      else refuse(link, `cannot be read (${code ?? 'error'})`);
+    const followed = followLink(link, inside, shown);
+    // A link to a file not named as a document is not read (as any such file), wherever it leads.
+    if (followed.target !== undefined && !followed.st.isDirectory() && !isYamlName(link)) return [];
+    if (followed.problem !== undefined || followed.target === undefined) {
+      refuse(link, followed.problem!);
       return [];
     }
-    const st = statSync(target);
-    if (!st.isDirectory() && !isYamlName(link)) return [];
-    if (target !== root && !target.startsWith(root + sep)) {
-      refuse(
-        link,
-        `is a symbolic link to a ${st.isDirectory() ? 'folder' : 'file'} outside DIR (${shown(target)}): only files inside DIR are read; move it in, or run tapedeck on a folder that holds both`,
-      );
-      return [];
-    }
+    const { target, st } = followed;
     if (seen.has(target)) return [];
     if (st.isDirectory()) {
       const out: Entry[] = [];

@@ -253,9 +253,10 @@ export function parseBytes(bytes: Uint8Array, file: string, issues: Issue[]): Lo
   return parseFile(text.replace(/^\uFEFF/, ''), file, issues);
 }
 
-/** Every document below `dir` (see files.ts for which files). Unreadable files are issues, not exceptions. */
-export function loadDir(dir: string, cwd: string): { docs: LoadedDoc[]; issues: Issue[] } {
-  const { files, issues } = documentFiles(dir, cwd);
+/** Every document below `dir` (see files.ts for which files; no link followed outside `boundary`). Unreadable
+ *  files are issues, not exceptions. */
+export function loadDir(dir: string, cwd: string, boundary = dir): { docs: LoadedDoc[]; issues: Issue[] } {
+  const { files, issues } = documentFiles(dir, cwd, boundary);
   const docs: LoadedDoc[] = [];
   for (const full of files) {
     const file = relative(cwd, full) || full;

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { MAX_FILE_BYTES, parseFile, PROJECT_FILE } from '../load/load.js';
+import { linkOutside } from '../load/files.js';
 import type { EndpointOverrides } from '../kinds/registry.js';
 import type { Issue, SourceDoc } from '../types.js';
 import { describe, validator } from '../validate/schema.js';
@@ -55,6 +56,9 @@ export function loadProject(
 ): { project?: Project; source?: SourceDoc; file: string; issues: Issue[] } {
   const full = join(dir, PROJECT_FILE);
   const file = relative(cwd, full) || full;
+  // Only files of DIR are read: a project file linked elsewhere on the machine is refused as a document would be.
+  const outside = linkOutside(full, dir, cwd);
+  if (outside) return { file, issues: [{ file, pos: { line: 1, col: 1 }, message: outside, severity: 'error' }] };
   if (!existsSync(full)) return { file, issues: [] };
   const issues: Issue[] = [];
   // Read with the documents' bound: a checked-in tapedeck.yaml may be a link to a path that never ends.

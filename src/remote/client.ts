@@ -3,13 +3,14 @@
 // into ApiError. Everything a server sends is untrusted: the token is masked in every answer, server text is cleaned
 // before it can reach an output, answers are size-capped, and no request starts after the run's deadline.
 import { DEADLINE, FINAL, retryWait } from './failures.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, UserError } from '../errors.js';
+import { ApiError, errorLine, NotSent, OutcomeUnknown, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
 import { Abandoned, Transport, type Reply } from './transport.js';
 import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -27,9 +28,11 @@ export interface ClientOptions {
   backoffMs: number;
   /** an answer larger than this is refused (not read further, not retried) */
   maxResponseBytes: number;
-  /** the whole run's deadline (epoch ms): no request starts after it, and one still waiting is abandoned */
+  /** the whole run's deadline (on `clock`): no request starts after it, and one still waiting is abandoned */
   runDeadlineAt?: number;
   debug?: (line: string) => void;
+  /** the run's clock, for retry waits, deadlines and pacing (the real one by default) */
+  clock?: Clock;
 }
 
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -90,15 +93,29 @@ export class Client {
   private readonly secrets: Secrets;
   /** when each attempt may start: every lane of the run shares it */
   readonly limiter: Limiter;
+  readonly clock: Clock;
+  /** awaited right before each attempt of a write goes out: throws when it may not (the state's lock not confirmed) */
+  private writeGate: (() => Promise<void>) | undefined;
 
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
-    this.limiter = new Limiter({ concurrency: opts.concurrency, maxRps: opts.maxRps, debug: opts.debug });
-    this.transport = new Transport({ ...opts, onDeadline: () => this.limiter.abandonWaiting() });
+    this.clock = opts.clock ?? systemClock;
+    const { concurrency, maxRps, debug } = opts;
+    this.limiter = new Limiter({ concurrency, maxRps, debug, clock: this.clock });
+    this.transport = new Transport({ ...opts, clock: this.clock, onDeadline: () => this.limiter.abandonWaiting() });
   }
 
   close(): Promise<void> {
     return this.transport.close();
+  }
+
+  /**
+   * From now on every attempt of a write (anything but GET) waits for `gate` after its turn has come (pacing can
+   * hold it for long), and is not sent when `gate` throws: it fails as not sent, or as of unknown outcome when an
+   * earlier attempt of it got no clear answer.
+   */
+  gateWrites(gate: () => Promise<void>): void {
+    this.writeGate = gate;
   }
 
   /**
@@ -107,7 +124,7 @@ export class Client {
    * answer was lost may have happened, and apply looks it up before sending it again.
    */
   async call(method: string, path: string, body?: JsonObject, idempotent = IDEMPOTENT.has(method)): Promise<Response> {
-    const started = Date.now();
+    const started = this.clock.ms();
     /** an earlier attempt of this write got no answer or a 5xx: it may have taken effect, whatever comes next */
     let mayHaveApplied = false;
     const notStarted = () =>
@@ -120,7 +137,7 @@ export class Client {
         mayHaveApplied,
       );
     for (let attempt = 1; ; attempt++) {
-      if (this.opts.runDeadlineAt !== undefined && Date.now() >= this.opts.runDeadlineAt) throw notStarted();
+      if (this.opts.runDeadlineAt !== undefined && this.clock.ms() >= this.opts.runDeadlineAt) throw notStarted();
       let ticket: Ticket;
       try {
         ticket = await this.limiter.acquire(path);
@@ -130,6 +147,7 @@ export class Client {
           ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied)
           : notStarted();
       }
+      if (method !== 'GET' && this.writeGate) await this.passGate(ticket, mayHaveApplied);
       let outcome: Response | ApiError;
       try {
         outcome = await this.once(method, path, body, ticket);
@@ -144,8 +162,8 @@ export class Client {
       // A 429 was refused before any processing, so even a create may be sent again.
       const repeatable = idempotent || outcome.status === 429;
       const pastDeadline =
-        Date.now() - started + wait > this.opts.deadlineMs ||
-        Date.now() + wait >= (this.opts.runDeadlineAt ?? Infinity);
+        this.clock.ms() - started + wait > this.opts.deadlineMs ||
+        this.clock.ms() + wait >= (this.opts.runDeadlineAt ?? Infinity);
       if (!repeatable || !transient || attempt >= this.opts.maxAttempts || pastDeadline) {
         // The last answer may be a plain refusal (a 429) after an attempt that may have gone through: say so.
         throw mayHaveApplied && !outcome.ambiguous
@@ -162,21 +180,33 @@ export class Client {
       this.opts.debug?.(
         `retry ${method} ${path} in ${Math.round(wait)} ms after ${outcome.status || outcome.reason} (attempt ${attempt + 1}/${this.opts.maxAttempts})`,
       );
-      await sleep(Math.min(wait, MAX_TIMER_MS));
+      await this.clock.timer(Math.min(wait, MAX_TIMER_MS)).done;
+    }
+  }
+
+  private async passGate(ticket: Ticket, mayHaveApplied: boolean): Promise<void> {
+    try {
+      await this.writeGate!();
+    } catch (e) {
+      this.limiter.settle(ticket);
+      if (!mayHaveApplied) throw new NotSent(errorLine(e));
+      throw new OutcomeUnknown(
+        `an earlier attempt got no clear answer and may have taken effect, and no other was sent: ${errorLine(e)}`,
+      );
     }
   }
 
   private async once(method: string, path: string, body: JsonObject | undefined, ticket: Ticket): Promise<Response> {
     if (method === 'GET') this.counts.reads++;
     else this.counts.writes++;
-    const t0 = Date.now();
+    const t0 = this.clock.ms();
     let reply: Reply;
     try {
       reply = await this.transport.exchange(method, path, body);
     } catch (e) {
       this.limiter.settle(ticket);
       const code = (e as { code?: string }).code ?? 'network_error';
-      this.opts.debug?.(`${method} ${path} -> ${code} (${Date.now() - t0} ms)`);
+      this.opts.debug?.(`${method} ${path} -> ${code} (${Math.round(this.clock.ms() - t0)} ms)`);
       // A write abandoned after it was sent may have taken effect all the same.
       if (e instanceof Abandoned)
         throw new ApiError(method, path, (e as { status?: number }).status ?? 0, e.code, e.message, method !== 'GET');
@@ -206,7 +236,7 @@ export class Client {
       headers: reply.headers,
       retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
     });
-    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Date.now() - t0} ms)`);
+    this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.ms() - t0)} ms)`);
     let json: unknown = {};
     if (reply.text) {
       try {

@@ -20,6 +20,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { EndpointRates } from './endpoint-rates.js';
 import { LearntRate } from './pace.js';
 import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
+import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 
 export interface LimiterOptions {
   /** the most requests on the wire */
@@ -27,8 +29,8 @@ export interface LimiterOptions {
   /** the most request starts in any one second */
   maxRps?: number;
   debug?: (line: string) => void;
-  /** milliseconds, monotonic */
-  now?: () => number;
+  /** the run's clock (the real one by default) */
+  clock?: Clock;
 }
 
 /** A started request: returned to `settle` with its answer. */
@@ -73,14 +75,16 @@ export class Limiter {
   private readonly answeredAt: number[] = [];
   private oldest = 0;
   private readonly queue: Waiter[] = [];
-  private timer?: NodeJS.Timeout;
+  private cancelTimer = () => {};
+  private readonly clock: Clock;
   private readonly now: () => number;
   /** why no request starts any more (a pause past the run's deadline) */
   private stopped?: PauseTooLong;
 
   constructor(private readonly opts: LimiterOptions) {
     this.window = opts.concurrency;
-    this.now = opts.now ?? (() => performance.now());
+    this.clock = opts.clock ?? systemClock;
+    this.now = () => this.clock.ms();
   }
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
@@ -100,13 +104,13 @@ export class Limiter {
   /** No request starts any more: those waiting for their turn, and any asked for later, are refused with `why`. */
   private stop(why: string): void {
     this.stopped = new PauseTooLong(why);
-    clearTimeout(this.timer);
+    this.cancelTimer();
     for (const w of this.queue.splice(0)) w.reject(this.stopped);
   }
 
   /** The run is out of time: every request still waiting for its turn is refused, never sent. */
   abandonWaiting(): void {
-    clearTimeout(this.timer);
+    this.cancelTimer();
     for (const w of this.queue.splice(0))
       w.reject(new NotStarted('the run passed its --deadline while the request waited for its turn; it was not sent'));
   }
@@ -217,8 +221,7 @@ export class Limiter {
 
   /** Starts every waiter that may start, in order, and sets one timer for the soonest of the rest. */
   private pump(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer();
     const now = this.now();
     let soonest = Infinity;
     for (let i = 0; i < this.queue.length;) {
@@ -234,6 +237,6 @@ export class Limiter {
       i++;
     }
     if (soonest < Infinity)
-      this.timer = setTimeout(() => this.pump(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest))));
+      this.cancelTimer = this.clock.after(Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(soonest))), () => this.pump());
   }
 }

@@ -6,6 +6,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { JsonObject } from '../schema/values.js';
 import { DEADLINE, TOO_LARGE } from './failures.js';
 import { MAX_TIMER_MS } from './quota.js';
+import type { Clock } from '../types.js';
 
 /** Why an exchange was abandoned by tapedeck itself (not by the network). */
 export class Abandoned extends Error {
@@ -29,7 +30,9 @@ export interface TransportOptions {
   concurrency: number;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** on `clock` */
   runDeadlineAt?: number;
+  clock: Clock;
   /** called once when the run's deadline passes, before the waiting exchanges are abandoned */
   onDeadline: () => void;
 }
@@ -48,7 +51,7 @@ export class Transport {
    */
   private readonly waiting = new Set<{ abandon?: (why: Abandoned) => void }>();
   /** one timer for the run's deadline, started with the first request (not one per request) */
-  private deadlineTimer?: NodeJS.Timeout;
+  private cancelDeadline?: () => void;
 
   constructor(private readonly opts: TransportOptions) {
     const url = new URL(opts.baseUrl);
@@ -61,22 +64,22 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.deadlineTimer);
+    this.cancelDeadline?.();
     await this.pool.close();
   }
 
   /** At the run's deadline every request still waiting is abandoned. */
   private watchDeadline(): void {
-    if (this.deadlineTimer || this.opts.runDeadlineAt === undefined) return;
-    this.deadlineTimer = setTimeout(
+    if (this.cancelDeadline || this.opts.runDeadlineAt === undefined) return;
+    this.cancelDeadline = this.opts.clock.after(
+      Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - this.opts.clock.ms())),
       () => {
         this.opts.onDeadline();
         for (const w of this.waiting)
           w.abandon?.(new Abandoned(DEADLINE, 'the run passed its --deadline while waiting for the answer'));
       },
-      Math.min(MAX_TIMER_MS, Math.max(0, this.opts.runDeadlineAt - Date.now())),
+      true,
     );
-    this.deadlineTimer.unref();
   }
 
   /**

@@ -94,7 +94,9 @@ export interface ChangeContext {
 
 /**
  * The `change` variable of one change: its maps made when a rule first reads them (most rules read only the action
- * or the kind), once for every rule. `before` is absent for a create, `after` for a release. One class, registered
+ * or the kind), once for every rule. `before` is absent for a create (a replace's is the old resource's, as the
+ * last apply left it), `after` for a release; `changed` holds every field the change sends (all of them for a
+ * create or a replace, the PATCH's for an update or a restore, none for a release, a move or a noop). One class, registered
  * with CEL as the type of `change` (compile.ts), so CEL takes it as it is, with no conversion per evaluation.
  */
 export class ChangeVariable {
@@ -135,7 +137,10 @@ export class ChangeVariable {
   get before(): Record<string, unknown> | undefined {
     const { c } = this;
     if (c.action === 'create') return undefined;
-    if (c.action === 'release') return (this.#before ??= nested(this.model(), this.ctx.lastApplied?.(c.address) ?? {}));
+    // A release gives up the resource as the last apply left it; a replace gives up the old one for the new: what a
+    // rule compares the new values with is the old resource's (docs/guardrails.md, the table of actions).
+    if (c.action === 'release' || c.action === 'replace')
+      return (this.#before ??= nested(this.model(), this.ctx.lastApplied?.(c.moved_from ?? c.address) ?? {}));
     // Nothing changes: as it will be. Otherwise the live values of the fields that change, the rest as they will be.
     if (!c.diff?.length) return this.after;
     if (!this.#before) {

@@ -62,11 +62,14 @@ function verdict(r: CompiledRule, vars: RuleVars, deadlineAt: number): [RuleFind
   }
 }
 
-/** The rules that look at a change, by its kind, action and the environment. */
-const matches = (r: CompiledRule, kind: string, action: string, env: string) =>
-  (!r.kinds || r.kinds.has(kind)) &&
-  (!r.actions || r.actions.has(action)) &&
-  (!r.environments || r.environments.has(env));
+/** The rules that look at a change, by its kind, action and the environment; a rule whose expression starts with
+ *  `change.kind != "X" ||` passes, unevaluated, on a change of another kind (compile.ts: shortCircuit). */
+function matches(r: CompiledRule, kind: string, action: string, env: string): boolean {
+  if ((r.kinds && !r.kinds.has(kind)) || (r.actions && !r.actions.has(action))) return false;
+  if (r.environments && !r.environments.has(env)) return false;
+  const p = r.passesUnless;
+  return !p || (p.field === 'kind' ? kind : p.field === 'action' ? action : env) === p.value;
+}
 
 /**
  * Every rule on every change of `plan` (as shown: sensitive values masked). A rule whose expression is not true

@@ -1,8 +1,8 @@
 // The rules' CEL (the Common Expression Language, as Kubernetes validations use it), parsed and type-checked once per
 // run by @marcbachmann/cel-js against the variables a rule sees: `change` (a typed record, so a misspelt field is a
-// type error at `file:line:col`) and `now`. Each evaluation is metered (meter.ts: a cost budget, the run's deadline,
-// int64 and timestamp ranges) and runs CEL's `matches` and time zones (harden.ts). Loaded only when the configuration
-// has rules.
+// type error at `file:line:col`) and `now`. The checked expression is given CEL's semantics where cel-js's differ, or
+// refused at its place where it cannot be (harden.ts), and each evaluation is metered (meter.ts: a cost budget, the
+// run's deadline, CEL's ranges of ints, timestamps and durations). Loaded only when the configuration has rules.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Environment } from '@marcbachmann/cel-js';
@@ -10,7 +10,9 @@ import type { Issue, Pos } from '../types.js';
 import { ChangeVariable } from './change.js';
 import { harden } from './harden.js';
 import type { RuleSource, Severity } from './load.js';
+import { matchedActions } from './match.js';
 import { metered } from './meter.js';
+import { addOverloads } from './overloads.js';
 
 /** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
 export interface RuleVars {
@@ -27,6 +29,8 @@ export interface CompiledRule {
   /** the expression: true passes; anything else fails; a throw is the rule's error for that change (an
    *  EvaluationStopped past its budget or `deadlineAt`, epoch ms) */
   test: Evaluate;
+  /** true without evaluating `test` for a change whose field is not this value */
+  passesUnless?: ShortCircuit;
   /** the message shown when it fails (messageExpression evaluated, or message, or the expression itself) */
   message: Evaluate;
 }
@@ -43,13 +47,41 @@ export const CHANGE_FIELDS = {
   changed: 'list<string>',
 } as const;
 
+/** `change.<field> != "<value>" || ...`: a rule's way of saying which changes it is about. */
+export interface ShortCircuit {
+  field: 'kind' | 'action' | 'environment';
+  value: string;
+}
+
+interface Node {
+  op: string;
+  args: unknown;
+}
+
+/**
+ * The field and value of a leftmost `change.kind != "Offer"` (or action, environment) in a chain of `||`: for a
+ * change whose kind is not Offer the expression is true whatever follows (CEL's `true || x` is true, even for an
+ * error in x), so it need not be evaluated. Most rules that guard one kind are written so; 20 rules over 10,000
+ * changes are then some 70,000 evaluations fewer.
+ */
+export function shortCircuit(ast: Node): ShortCircuit | undefined {
+  let n = ast;
+  while (n.op === '||') n = (n.args as Node[])[0];
+  if (n.op !== '!=') return undefined;
+  const [l, r] = n.args as Node[];
+  if (l.op !== '.' || r.op !== 'value' || typeof r.args !== 'string') return undefined;
+  const [of, field] = l.args as [Node, string];
+  if (of.op !== 'id' || of.args !== 'change' || !['kind', 'action', 'environment'].includes(field)) return undefined;
+  return { field: field as ShortCircuit['field'], value: r.args };
+}
+
 /** One evaluation of a compiled expression, metered; `deadlineAt` (epoch ms) stops it as the budget does. */
 export type Evaluate = (vars: RuleVars, deadlineAt?: number) => unknown;
 
 let environment: Environment | undefined;
 // Literals of mixed types are lists and maps of `dyn`, as CEL's checker types them.
 const celEnvironment = () =>
-  (environment ??= new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
+  (environment ??= addOverloads(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }))
     .registerType('tapedeck.Change', { ctor: ChangeVariable, fields: { ...CHANGE_FIELDS } })
     .registerVariable('change', 'tapedeck.Change')
     .registerVariable('now', 'google.protobuf.Timestamp'));
@@ -97,6 +129,8 @@ export function positionIn(text: string, key: Pos, value: string, offset: number
 /** What compiling one expression gave: how to evaluate it, or why not (with the problem's offset in it). */
 export interface Compiled {
   run?: Evaluate;
+  /** the expression is true, unevaluated, for every change whose `field` is not `value` (see shortCircuit) */
+  passesUnless?: ShortCircuit;
   problem?: string;
   offset?: number;
 }
@@ -114,17 +148,22 @@ export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?
   try {
     const parsed = env.parse(expr);
     const checked = parsed.check() as { valid: boolean; type?: string; error?: CelError };
+    // An error without a place (cel-js has a few) stands at the expression's start.
     if (!checked.valid)
-      return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start };
+      return { problem: checked.error?.summary ?? checked.error?.message, offset: checked.error?.range?.start ?? 0 };
     if (want !== 'any' && checked.type !== want && checked.type !== 'dyn')
       return { problem: `must give a ${want}, not a value of type ${checked.type}`, offset: 0 };
-    const [pattern] = harden(parsed.ast);
-    if (pattern) return pattern;
+    const [refused] = harden(parsed.ast);
+    if (refused) return refused;
     const evaluate = parsed as unknown as (v: object) => unknown;
-    return { run: (vars, deadlineAt = Infinity) => metered(deadlineAt, () => evaluate(vars)) };
+    const passesUnless = shortCircuit(parsed.ast as Node);
+    return {
+      run: (vars, deadlineAt = Infinity) => metered(deadlineAt, evaluate, vars),
+      ...(passesUnless ? { passesUnless } : {}),
+    };
   } catch (e) {
     const err = e as CelError;
-    return { problem: err.summary ?? err.message, offset: err.range?.start };
+    return { problem: err.summary ?? err.message, offset: err.range?.start ?? 0 };
   }
 }
 
@@ -164,9 +203,10 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
       name: spec.name,
       severity: spec.severity ?? 'deny',
       kinds: set(spec.match?.kinds),
-      actions: set(spec.match?.actions),
+      actions: matchedActions(spec.match?.actions),
       environments: set(spec.match?.environments),
       test: test.run,
+      ...(test.passesUnless ? { passesUnless: test.passesUnless } : {}),
       message: shown?.run ?? (() => fixed),
     });
   }

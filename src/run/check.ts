@@ -114,11 +114,25 @@ function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
 
 /** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
 export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
-  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, opts.registry.names());
+  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, {
+    kinds: opts.registry.names(),
+    environments: Object.keys(opts.project?.environments ?? {}),
+  });
   if (!rules.length) return { rules: [], issues };
   const { compileRules } = await import('../rules/compile.js');
   const compiled = compileRules(rules, io.cwd);
   return { rules: compiled.rules, issues: [...issues, ...compiled.issues] };
+}
+
+/**
+ * Everything `validate` checks, nothing printed: the documents (files, variables, schemas, references, the project
+ * file as options read it) and the guardrail rules. The agent checks a new commit with this too, so a commit that
+ * validate rejects is never the one it follows.
+ */
+export async function checkConfiguration(opts: RunOptions, io: Io): Promise<Checked> {
+  const checked = checkDocuments(opts, io);
+  checked.issues.push(...(await checkRuleFiles(opts, io)).issues, ...windowWarnings(opts, checked.docs));
+  return checked;
 }
 
 /** What plan and apply work from: the documents and the rules, every issue of both printed together. */

@@ -28,7 +28,8 @@ export async function guardPlan(
   const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
     now: opts.now ?? opts.clock(),
-    deadlineAt: opts.runDeadlineAt,
+    // The rules' budget is real time (epoch ms): the run's deadline, from its own clock.
+    deadlineAt: Date.now() + (opts.runDeadlineAt - opts.runClock.ms()),
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,

@@ -12,6 +12,7 @@ import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
 import type { Window } from '../windows/spec.js';
 import { parseNow, parseOverrides, projectWindows } from './windows.js';
 import { systemClock } from '../util/clock.js';
+import type { Clock } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
 import {
@@ -79,8 +80,10 @@ export interface RunOptions {
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
   deadlineMs: number;
-  /** the whole run's deadline (epoch ms): no request starts after it */
+  /** the whole run's deadline, on `runClock` (its ms()): no request starts after it */
   runDeadlineAt: number;
+  /** the run's clock (Io.clock, else the system's), for the client's waits, pacing and deadlines */
+  runClock: Clock;
   insecureHttp: boolean;
   debug: boolean;
   /** stdout: text for people, markdown for pull-request comments, json for scripts (--json is --format json) */
@@ -282,7 +285,8 @@ export function buildOptions(
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,
-    runDeadlineAt: Date.now() + deadline * 1000,
+    runDeadlineAt: (io.clock ?? systemClock).ms() + deadline * 1000,
+    runClock: io.clock ?? systemClock,
     insecureHttp: !!f.insecureHttp,
     debug: !!f.debug,
     ...output,

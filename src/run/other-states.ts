@@ -8,20 +8,25 @@ import { State } from '../state/state.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 
-/** How many resources a state file records; undefined when it cannot be read as one. */
-function recorded(file: string): number | undefined {
+/**
+ * How many resources a state file records, where it may hold this environment's: undefined when it cannot be read
+ * as one, was moved by state migrate (a backup: its resources are another state's), or is the state of another
+ * environment this configuration has (that environment's, in use: moving it here would make two owners).
+ */
+function recorded(file: string, opts: RunOptions): number | undefined {
   try {
-    return Object.keys(State.load(file).data.resources).length;
+    const { data } = State.load(file);
+    const env = data.platform?.environment;
+    if (data.moved_to || (env && env !== opts.envName && opts.project?.environments?.[env])) return undefined;
+    return Object.keys(data.resources).length;
   } catch {
     return undefined;
   }
 }
 
-/**
- * The other states in sight, as shown: every state file in DIR/.tapedeck and every file the project's environments
- * name that records resources (with how many), and a database configured but not used by this run (never opened).
- */
-export function otherStates(opts: RunOptions, io: Io): string[] {
+/** The state files of this configuration other than the one in use (DIR/.tapedeck, the environments' files), and
+ *  the database URLs its environments name. */
+export function statesInSight(opts: RunOptions): { files: string[]; urls: string[] } {
   const here = opts.state.kind === 'file' ? resolve(opts.state.path) : undefined;
   const files = new Set<string>();
   const folder = join(opts.dir, '.tapedeck');
@@ -33,11 +38,19 @@ export function otherStates(opts: RunOptions, io: Io): string[] {
     if (isPostgresUrl(env.state) || env.state.startsWith('${env.')) urls.push(env.state);
     else files.add(resolve(opts.dir, env.state));
   }
+  return { files: [...files].filter((f) => f !== here).sort(), urls };
+}
+
+/**
+ * The other states in sight, as shown: every state file in DIR/.tapedeck and every file the project's environments
+ * name that records resources (with how many), and a database configured but not used by this run (never opened).
+ */
+export function otherStates(opts: RunOptions, io: Io): string[] {
+  const { files, urls } = statesInSight(opts);
   if (io.env.TAPEDECK_STATE_URL) urls.push(io.env.TAPEDECK_STATE_URL);
   const shown: string[] = [];
-  for (const file of [...files].sort()) {
-    if (file === here) continue;
-    const n = recorded(file);
+  for (const file of files) {
+    const n = recorded(file, opts);
     if (n) shown.push(`${relative(io.cwd, file) || file} (${n} resource${n === 1 ? '' : 's'})`);
   }
   if (opts.state.kind === 'file') {

@@ -4,6 +4,7 @@ import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorCode, errorLine, Reported, TapedeckError, UserError } from '../errors.js';
 import { planFrom, planProjection } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
+import { managedByPlan, refuseForeignOwners } from './owners.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
 import { readLive } from '../remote/read-live.js';
@@ -42,6 +43,7 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     maxAttempts: opts.maxAttempts,
     deadlineMs: opts.deadlineMs,
     runDeadlineAt: opts.runDeadlineAt,
+    clock: opts.runClock,
     debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
   });
 }
@@ -220,6 +222,8 @@ export async function applyPlanned(
   // A guardrail's denial that no --allow covers: nothing is written, whoever applies (the apply command says so
   // before it asks; the agent reports it).
   refuseDenied(plan);
+  // An id another configuration or environment manages: refused before anything is sent.
+  await refuseForeignOwners(managedByPlan(plan), state, opts);
   // The windows as they are now, not when the plan was made (a saved plan, or a question answered late).
   await windowPlan(planned, windowCheck(opts), client, opts.registry);
   const { plan: writable, held } = withoutHeld(plan);

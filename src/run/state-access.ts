@@ -2,6 +2,7 @@
 // export, state mv/forget/push). Either way the backend is closed after, which releases the lock.
 import { isAbsolute, relative } from 'node:path';
 import { writerOf, type StateBackend } from '../state/backend.js';
+import { lockBoundOf } from '../state/lease.js';
 import { openBackend } from '../state/open.js';
 import { State } from '../state/state.js';
 import type { Io } from '../types.js';
@@ -13,6 +14,7 @@ export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
     environment: opts.envName,
     writer: writerOf(io.env),
     timeoutMs: opts.timeoutMs,
+    lockBoundMs: lockBoundOf(io.env),
   });
 }
 

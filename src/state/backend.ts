@@ -4,6 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { tapedeckVersion } from '../version.js';
 import type { PgLocation } from './postgres-url.js';
 import type { StateData } from './data.js';
+import type { Owned } from './data.js';
 import type { Allowance, WindowOverride } from '../types.js';
 
 export type StateLocation = { kind: 'file'; path: string } | { kind: 'postgres'; pg: PgLocation };
@@ -69,12 +70,20 @@ export interface StateBackend {
   lock(timeoutMs: number): Promise<void>;
   /** Why the lock taken is no longer held, as soon as that is known without asking (a database connection ended). */
   lockLost(): string | undefined;
-  /** Asks whether the lock taken is still held (a round trip for a database); throws a UserError saying why not. */
+  /**
+   * Returns once a write may be sent: the lock taken is still held, confirmed within the bound (lease.ts; a round
+   * trip for a database when the last confirmation is older than a third of it). Throws a UserError (E_LOCKED)
+   * saying why not; from then on it always does.
+   */
   checkLock(): Promise<void>;
+  /** `listener` is told, once, the moment the lock is known lost (a database's lease); a file's lock never is. */
+  onLockLost(listener: (why: string) => void): void;
   /** The versions written, newest first. */
   history(limit: number): Promise<HistoryEntry[]>;
   /** One version's document, from the history; undefined when there is none with that serial. */
   version(serial: number): Promise<string | undefined>;
+  /** Who else manages these ids, where the backend records it (a database's owners table; a file keeps none). */
+  ownersElsewhere?(ids: Array<{ kind: string; id: string }>): Promise<Owned[]>;
   /** Releases the lock (if held) and the connection. */
   close(): Promise<void>;
 }
@@ -105,4 +114,6 @@ export interface BackendContext {
   writer: Writer;
   /** how long connecting may take */
   timeoutMs: number;
+  /** a write is sent only this long, at most, after a confirmation of the lock (lease.ts; default LOCK_BOUND_MS) */
+  lockBoundMs?: number;
 }

@@ -34,5 +34,23 @@ export interface StateData {
   configuration?: string;
   /** the platform it belongs to, recorded by its first run: a run against another one is refused */
   platform?: Platform;
+  /** `state migrate` moved it there: kept as a backup, never used or moved again (its ids are the new state's) */
+  moved_to?: MovedTo;
   resources: Record<string, StateEntry>;
+}
+
+/** Where a migrated state went: the state (a file's absolute path, or the database as shown) and its environment. */
+export interface MovedTo {
+  state: string;
+  environment: string;
+  at: string;
+}
+
+/** An id and who manages it. */
+export interface Owned {
+  kind: string;
+  id: string;
+  configuration: string;
+  environment: string;
+  address: string;
 }

@@ -9,8 +9,8 @@ const inStoredOrder = (resources: StateData['resources']) => Object.keys(resourc
 /** The stored document as one object (the database's row, a comparison of two states). */
 export function stateDocument(data: StateData): object {
   const sorted = Object.fromEntries(inStoredOrder(data.resources).map((a) => [a, data.resources[a]]));
-  const { lineage, serial, configuration, platform } = data;
-  return { format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: sorted };
+  const { lineage, serial, configuration, platform, moved_to } = data;
+  return { format_version: STATE_FORMAT, lineage, serial, configuration, platform, moved_to, resources: sorted };
 }
 
 /** How many characters of text a piece holds before it is handed out (the file is written piece by piece). */
@@ -21,9 +21,9 @@ const PIECE = 64 * 1024;
  * resource at a time: a large state's whole text would be made again at every write of an apply.
  */
 export function* stateText(data: StateData): Generator<string> {
-  const { lineage, serial, configuration, platform, resources } = data;
+  const { lineage, serial, configuration, platform, moved_to, resources } = data;
   const head = JSON.stringify(
-    { format_version: STATE_FORMAT, lineage, serial, configuration, platform, resources: {} },
+    { format_version: STATE_FORMAT, lineage, serial, configuration, platform, moved_to, resources: {} },
     null,
     2,
   );

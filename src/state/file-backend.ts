@@ -3,7 +3,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { UserError } from '../errors.js';
 import { readBounded, writePrivateFile } from '../util/files.js';
-import { readJsonFile, TooBig } from '../util/json-pieces.js';
 import type { HistoryEntry, StateBackend, StateRefs } from './backend.js';
 import { stateText } from './document.js';
 import { acquireLock, holdsLock } from './lock.js';
@@ -11,6 +10,9 @@ import type { StateData } from './data.js';
 
 /** Far above any real state (100,000 resources with their fields), and a bound for a path that never ends. */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
+
+/** The file holds more than MAX_STATE_BYTES. */
+class TooBig extends Error {}
 
 /** Which file was there: a write by anyone else replaces it (temp file and rename) or changes its size or time. */
 const fingerprint = (file: string): string => {
@@ -35,6 +37,17 @@ export class FileBackend implements StateBackend {
   readSync(): { text?: string; version: number } {
     this.seen = fingerprint(this.name);
     if (!existsSync(this.name)) return { version: 0 };
+    return { text: this.text(), version: 0 };
+  }
+
+  /** The state as parsed JSON (`parse` throws a SyntaxError where it is not JSON); no `parse`: there is no file. */
+  readParsed(): { parse?: () => unknown; version: number } {
+    this.seen = fingerprint(this.name);
+    if (!existsSync(this.name)) return { version: 0 };
+    return { parse: () => JSON.parse(this.text()), version: 0 };
+  }
+
+  private text(): string {
     let bytes: Buffer | undefined;
     try {
       bytes = readBounded(this.name, MAX_STATE_BYTES);
@@ -42,24 +55,7 @@ export class FileBackend implements StateBackend {
       throw this.unreadable(e);
     }
     if (!bytes) throw this.unreadable(new TooBig());
-    return { text: bytes.toString('utf8'), version: 0 };
-  }
-
-  /**
-   * The state as parsed JSON (`parse` throws a SyntaxError where it is not JSON); no `parse`: there is no file.
-   * Read in pieces where it can be (a large state is never one string in memory), else parsed whole.
-   */
-  readParsed(): { parse?: () => unknown; version: number } {
-    this.seen = fingerprint(this.name);
-    if (!existsSync(this.name)) return { version: 0 };
-    const parse = () => {
-      try {
-        return readJsonFile(this.name, 'resources', MAX_STATE_BYTES);
-      } catch (e) {
-        throw e instanceof SyntaxError ? e : this.unreadable(e);
-      }
-    };
-    return { parse, version: 0 };
+    return bytes.toString('utf8');
   }
 
   private unreadable(e: unknown): UserError {
@@ -99,6 +95,8 @@ export class FileBackend implements StateBackend {
   lockLost(): undefined {
     return undefined;
   }
+
+  onLockLost(): void {}
 
   /** The lock file still names this process (not removed by hand, nor taken over by another run). */
   async checkLock(): Promise<void> {

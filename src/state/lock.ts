@@ -1,20 +1,30 @@
 // A lock around writes to one environment's state: a lock file created exclusively next to the state file.
-// A second holder fails at once naming the first (host, pid, since), or waits up to --lock-timeout. A lock left by
-// a process that died on this same host is taken over; one held on another host never is. Nor is a lock file
-// that cannot be read (empty or torn: its taker crashed between creating and writing it) once it is old enough
-// that no live taker can still be writing it.
-import { closeSync, lstatSync, openSync, renameSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
+// A second holder fails at once naming the first (host, pid, since), or waits up to --lock-timeout. A lock whose
+// holder on this same host is provably gone is taken over; one held on another host never is. The lock names its
+// holder by more than its pid, which is reused (a restarted container is PID 1 again, under the same host name): a
+// random run id, the process's start time, the boot and the pid namespace (process-identity.ts). A holder in another
+// pid namespace of this host (another container, or this one before it restarted) cannot be looked at: it
+// refreshes its lock file every few seconds, and is gone once the file has gone unrefreshed for much longer. A lock
+// file that cannot be read (empty or torn: its taker crashed between creating and writing it) is taken over once
+// it is old enough that no live taker can still be writing it.
+import { closeSync, lstatSync, openSync, renameSync, unlinkSync, utimesSync, writeSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 import { readBounded } from '../util/files.js';
+import { startedAt, thisProcess, type ProcessIdentity } from './process-identity.js';
 
-export interface LockHolder {
+/** Who holds a lock; one written by an older tapedeck names only the host, the pid and since. */
+export interface LockHolder extends Partial<ProcessIdentity> {
   host: string;
   pid: number;
   since: string;
 }
+
+/** How often a holder refreshes its lock file (its mtime), and how long unrefreshed makes one a dead holder's. */
+export const REFRESH_MS = 5_000;
+export const UNREFRESHED_STALE_MS = 30_000;
 
 function alive(pid: number): boolean {
   try {
@@ -58,8 +68,20 @@ function look(path: string): Found | undefined {
   }
 }
 
-const stale = (f: Found) =>
-  f.holder ? f.holder.host === hostname() && !alive(f.holder.pid) : Date.now() - f.mtimeMs > UNREADABLE_STALE_MS;
+/** Whether the holder of a lock file found (last refreshed at `mtimeMs`) is provably gone. */
+export function holderGone(h: LockHolder, mtimeMs: number): boolean {
+  if (h.host !== hostname()) return false; // another machine's processes cannot be seen from here
+  const me = thisProcess();
+  if (h.boot && me.boot && h.boot !== me.boot) return true; // this machine has restarted since
+  if (h.pidns && me.pidns && h.pidns !== me.pidns) return Date.now() - mtimeMs > UNREFRESHED_STALE_MS;
+  // Within one pid namespace a pid is one process at a time: this one's own pid names an earlier process.
+  if (h.pid === process.pid) return h.run !== me.run;
+  if (!alive(h.pid)) return true;
+  const now = h.started && startedAt(h.pid);
+  return !!now && now !== h.started; // the pid is another process's now
+}
+
+const stale = (f: Found) => (f.holder ? holderGone(f.holder, f.mtimeMs) : Date.now() - f.mtimeMs > UNREADABLE_STALE_MS);
 
 function tryCreate(path: string, me: LockHolder): boolean {
   try {
@@ -98,7 +120,16 @@ function takeOverStale(path: string, found: Found): boolean {
   return true;
 }
 
-export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() => void> {
+function holderShown(h: LockHolder): string {
+  const me = thisProcess();
+  const elsewhere =
+    h.host === hostname() && h.pidns && me.pidns && h.pidns !== me.pidns
+      ? `, in another pid namespace of this host (a container): taken over once unrefreshed for ${UNREFRESHED_STALE_MS / 1000} s`
+      : '';
+  return `host ${h.host}, pid ${h.pid}, since ${h.since}${elsewhere}`;
+}
+
+export async function acquireLock(statePath: string, timeoutMs = 0, refreshMs = REFRESH_MS): Promise<() => void> {
   const path = `${statePath}.lock`;
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -108,7 +139,7 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
       code: 'E_STATE_BACKEND',
     });
   }
-  const me: LockHolder = { host: hostname(), pid: process.pid, since: new Date().toISOString() };
+  const me: LockHolder = { host: hostname(), pid: process.pid, since: new Date().toISOString(), ...thisProcess() };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (tryCreate(path, me)) break;
@@ -116,7 +147,7 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
     if (!found || takeOverStale(path, found)) continue; // gone meanwhile, or stale and moved aside: try again
     const holder = found.holder;
     if (Date.now() >= deadline) {
-      const who = holder ? `host ${holder.host}, pid ${holder.pid}, since ${holder.since}` : 'an unreadable lock file';
+      const who = holder ? holderShown(holder) : 'an unreadable lock file';
       throw new UserError(
         `the state ${statePath} is locked by another apply (${who}); wait for it, pass --lock-timeout SECONDS, or remove ${path} if that process is gone`,
         { code: 'E_LOCKED' },
@@ -124,13 +155,23 @@ export async function acquireLock(statePath: string, timeoutMs = 0): Promise<() 
     }
     await sleep(Math.min(200, Math.max(10, deadline - Date.now())));
   }
+  // Refreshed while held: a taker in another pid namespace can tell a live holder from a dead one only by it.
+  const refresh = setInterval(() => {
+    try {
+      if (holdsLock(statePath)) utimesSync(path, new Date(), new Date());
+    } catch {
+      /* gone or unwritable: checkLock says so before the next write */
+    }
+  }, refreshMs);
+  refresh.unref();
   return () => {
+    clearInterval(refresh);
     if (holdsLock(statePath)) unlinkSync(path);
   };
 }
 
-/** Whether the lock file of `statePath` names this process. */
+/** Whether the lock file of `statePath` names this process (its run id: the pid alone may be an earlier one's). */
 export function holdsLock(statePath: string): boolean {
   const holder = readHolder(`${statePath}.lock`);
-  return !!holder && holder.pid === process.pid && holder.host === hostname();
+  return !!holder && holder.pid === process.pid && holder.host === hostname() && holder.run === thisProcess().run;
 }

@@ -7,6 +7,7 @@ export const tables = (s: string) => ({
   states: `"${s}".states`,
   history: `"${s}".history`,
   locks: `"${s}".locks`,
+  owners: `"${s}".owners`,
 });
 
 /** Migration N (1-based) is MIGRATIONS[N-1]; a database at a higher version than this list is refused. */
@@ -65,6 +66,31 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
       `ALTER TABLE ${t.locks} ADD COLUMN configuration text NOT NULL DEFAULT '', DROP CONSTRAINT locks_pkey, ADD PRIMARY KEY (configuration, environment)`,
     ];
   },
+  // One owner per live resource: which configuration and environment manage each id (a key kind's key), written in
+  // the same statement as the state. Filled from the states already there; where two held one id, the first listed
+  // keeps it, and the other's next apply is refused, naming it.
+  (s) => {
+    const t = tables(s);
+    return [
+      `CREATE TABLE ${t.owners} (
+        kind text NOT NULL,
+        id text NOT NULL,
+        configuration text NOT NULL,
+        environment text NOT NULL,
+        address text NOT NULL,
+        PRIMARY KEY (kind, id)
+      )`,
+      `CREATE INDEX ON ${t.owners} (configuration, environment)`,
+      `INSERT INTO ${t.owners} (kind, id, configuration, environment, address)
+        SELECT e.value->>'kind', e.value->>'id', st.configuration, st.environment, e.key
+        FROM ${t.states} st, json_each(st.document->'resources') e
+        WHERE e.value->>'id' IS NOT NULL AND e.value->>'released_at' IS NULL AND st.document->'moved_to' IS NULL
+        ORDER BY st.configuration, st.environment
+        ON CONFLICT DO NOTHING`,
+    ];
+  },
 ];
 
 export const LATEST = MIGRATIONS.length;
+/** The migration that made the owners table. */
+export const OWNERS_SINCE = 4;

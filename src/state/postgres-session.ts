@@ -17,6 +17,16 @@ export function lockKey(name: string): { key: string; high: string; low: string 
 
 /** How long a closing connection may take before its socket is dropped (the server then ends the session too). */
 const CLOSE_MS = 2000;
+
+/** What sets the lock's connection apart from the one that reads and writes the state. */
+export interface SessionTuning {
+  /** the deadline of each query on it (pg's query_timeout), instead of the run's --timeout */
+  queryTimeoutMs?: number;
+  /** the first TCP keepalive probe after this much silence (pg's keepAliveInitialDelayMillis) */
+  keepAliveDelayMs?: number;
+  /** run once connected, its failure ignored: the server's side of the session (keepalives, idle timeouts) */
+  setup?: string;
+}
 /** SQLSTATEs of a schema or table that does not exist yet: nothing was ever written there. */
 const MISSING = new Set(['3F000', '42P01']);
 
@@ -32,6 +42,7 @@ export class PgSession {
   constructor(
     private readonly loc: PgLocation,
     private readonly ctx: BackendContext,
+    private readonly tuning: SessionTuning = {},
   ) {
     this.t = tables(loc.schema);
     this.secrets.add(loc.password);
@@ -53,11 +64,17 @@ export class PgSession {
     );
   }
 
-  async query<R extends Record<string, unknown>>(doing: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  async query<R extends Record<string, unknown>>(
+    doing: string,
+    sql: string,
+    params: unknown[] = [],
+    timeoutMs?: number,
+  ): Promise<R[]> {
     const c = await this.connect();
     try {
       if (this.lost) throw this.lost;
-      return (await c.query(sql, params)).rows as R[];
+      return (await c.query({ text: sql, values: params, ...(timeoutMs ? { query_timeout: timeoutMs } : {}) }))
+        .rows as R[];
     } catch (e) {
       throw this.fail(doing, e);
     }
@@ -70,8 +87,9 @@ export class PgSession {
       connectionString: this.loc.connect,
       application_name: 'tapedeck',
       connectionTimeoutMillis: this.ctx.timeoutMs,
-      query_timeout: this.ctx.timeoutMs,
+      query_timeout: this.tuning.queryTimeoutMs ?? this.ctx.timeoutMs,
       keepAlive: true,
+      ...(this.tuning.keepAliveDelayMs ? { keepAliveInitialDelayMillis: this.tuning.keepAliveDelayMs } : {}),
     });
     // A connection that breaks later is reported by the next call, and a run holding the lock on it stops writing
     // at once (lockLost): its session, and so its lock, is gone. Unheard, the 'error' event would end the process.
@@ -86,8 +104,18 @@ export class PgSession {
     } catch (e) {
       throw this.fail('connecting', e);
     }
+    if (this.tuning.setup) await client.query(this.tuning.setup).catch(() => {});
     this.client = client;
     return client;
+  }
+
+  /**
+   * The connection is given up at once (a lock not confirmed in time): `why` is what every later call fails with,
+   * the socket is dropped so the queries waiting on it fail now, and a server that can still hear ends the session.
+   */
+  cut(why: string): void {
+    this.lost ??= new Error(why);
+    dropSocket(this.client);
   }
 
   /** A table to read: tables from before rows had a configuration (read, never upgraded, by a reader) show ''. */
@@ -152,14 +180,18 @@ export class PgSession {
     const client = this.client;
     if (!client) return;
     this.client = undefined;
-    if (last && !this.lost) await last(client);
+    // A connection that broke or was cut has nothing to say goodbye on: its socket is dropped.
+    if (this.lost) return dropSocket(client);
+    if (last) await last(client);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((r) => {
       timer = setTimeout(() => r('late'), CLOSE_MS);
     });
-    if ((await Promise.race([client.end().catch(() => {}), late])) === 'late') {
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    }
+    if ((await Promise.race([client.end().catch(() => {}), late])) === 'late') dropSocket(client);
     clearTimeout(timer);
   }
+}
+
+function dropSocket(client: PgClient | undefined): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } } | undefined)?.connection?.stream?.destroy();
 }

@@ -2,13 +2,14 @@
 // One connection serves the whole run: it holds the advisory lock (the server drops it when the connection goes, so
 // a killed apply never leaves a stale lock), and every write on it is a compare-and-set on the row's version and
 // serial. Loaded only for a database URL; `pg` itself only when the first connection is made.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { UserError } from '../errors.js';
 import type { BackendContext, HistoryEntry, StateBackend, StateRefs, WriteInfo } from './backend.js';
-import { tables } from './postgres-schema.js';
-import { lockKey, PgSession } from './postgres-session.js';
+import { OWNERS_SINCE, tables } from './postgres-schema.js';
+import { PgSession } from './postgres-session.js';
+import { HELD_BY, PgLock } from './postgres-lock.js';
 import type { PgLocation } from './postgres-url.js';
 import { stateDocument } from './document.js';
+import { ownedBy, ownersWritten, ownersOf, type Owned } from './postgres-owners.js';
 import type { StateData } from './data.js';
 import type { Allowance, WindowOverride } from '../types.js';
 
@@ -16,13 +17,12 @@ export class PostgresBackend implements StateBackend {
   readonly name: string;
   readonly label: string;
   private readonly db: PgSession;
-  private locked = false;
   /** the configuration of the row read: this one's, or '' (a row from before rows had one, adopted by the next write) */
   private rowConfiguration: string;
   /** the serial stored as last read or written: a write checks it too */
   private storedSerial = 0;
   private readonly t: ReturnType<typeof tables>;
-  private readonly stateLock: ReturnType<typeof lockKey>;
+  private readonly stateLock: PgLock;
 
   constructor(
     private readonly loc: PgLocation,
@@ -33,7 +33,7 @@ export class PostgresBackend implements StateBackend {
     this.db = new PgSession(loc, ctx);
     this.t = this.db.t;
     this.rowConfiguration = ctx.configuration;
-    this.stateLock = lockKey(`tapedeck state ${loc.schema} ${ctx.configuration} ${ctx.environment}`);
+    this.stateLock = new PgLock(loc, ctx, this.name, this.t, this.key());
   }
 
   /** What this run's rows are keyed by: the configuration and the environment. */
@@ -42,82 +42,28 @@ export class PostgresBackend implements StateBackend {
   }
 
   async lock(timeoutMs: number): Promise<void> {
-    if (this.locked) return;
+    if (this.stateLock.held) return;
     await this.db.ready(true);
-    const deadline = Date.now() + timeoutMs;
-    const { key } = this.stateLock;
-    while (
-      !(
-        await this.db.query<{ ok: boolean }>('taking the lock', 'SELECT pg_try_advisory_lock($1::bigint) AS ok', [key])
-      )[0].ok
-    ) {
-      if (Date.now() >= deadline) {
-        throw new UserError(
-          `the state ${this.name} is locked by another apply (${await this.holder()}); wait for it, or pass --lock-timeout SECONDS (the database releases the lock of a run that died)`,
-          { code: 'E_LOCKED' },
-        );
-      }
-      await sleep(Math.min(200, Math.max(10, deadline - Date.now())));
-    }
-    this.locked = true;
-    const w = this.ctx.writer;
-    await this.db.query(
-      'recording the lock holder',
-      `INSERT INTO ${this.t.locks} AS l (configuration, environment, host, pid, actor, since, backend_pid)
-      VALUES ($1, $2, $3, $4, $5, $6, pg_backend_pid()) ON CONFLICT (configuration, environment)
-      DO UPDATE SET host = excluded.host, pid = excluded.pid, actor = excluded.actor, since = excluded.since, backend_pid = excluded.backend_pid`,
-      [...this.key(), w.host, w.pid, w.actor, new Date().toISOString()],
-    );
+    if (!(await this.stateLock.take(timeoutMs, this.ctx.writer)))
+      throw new UserError(
+        `the state ${this.name} is locked by another apply (${await this.stateLock.holder()}); wait for it, or pass --lock-timeout SECONDS (the database releases the lock of a run that died)`,
+        { code: 'E_LOCKED' },
+      );
+    // Once the lock is lost, the state's own connection goes too: a write waiting on it fails now.
+    this.stateLock.onLost((why) => this.db.cut(why));
   }
 
   lockLost(): string | undefined {
-    const lost = this.db.lost;
-    if (!this.locked || !lost) return undefined;
-    return `the connection holding the lock on the state ${this.name} ended (${this.db.masked(lost.message)}): another run may hold the lock now`;
+    return this.stateLock.lost();
   }
 
-  /** The advisory lock is still this session's: asked of the server, before the first write and each wave of them. */
-  async checkLock(): Promise<void> {
-    if (!this.locked) return;
-    const lost = this.lockLost();
-    if (lost) throw new UserError(lost, { code: 'E_LOCKED' });
-    const { high, low } = this.stateLock;
-    const held = await this.db
-      .query<{ n: string }>(
-        'checking the lock',
-        `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
-      AND classid = $1::oid AND objid = $2::oid AND pid = pg_backend_pid()`,
-        [high, low],
-      )
-      .catch((e: UserError) => {
-        throw new UserError(this.lockLost() ?? `${e.message}: the lock on the state cannot be confirmed`, {
-          code: 'E_LOCKED',
-        });
-      });
-    if (Number(held[0].n) !== 1)
-      throw new UserError(`the state ${this.name} is no longer locked by this run: another run may hold the lock now`, {
-        code: 'E_LOCKED',
-      });
+  /** The lock is still this run's, confirmed within the bound (lease.ts): before every write to the platform. */
+  checkLock(): Promise<void> {
+    return this.stateLock.confirm();
   }
 
-  /** Who holds the lock: the row its holder wrote, if that row is the current holder's (not a dead one's). */
-  private async holder(): Promise<string> {
-    const { high, low } = this.stateLock;
-    const [held] = await this.db.query<{ pid: number }>(
-      'looking up the lock holder',
-      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1
-      AND classid = $1::oid AND objid = $2::oid AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-      [high, low],
-    );
-    if (!held) return 'a run that has just finished';
-    const [row] = await this.db.query<{ host: string; pid: number; actor: string; since: Date; backend_pid: number }>(
-      'looking up the lock holder',
-      `SELECT host, pid, actor, since, backend_pid FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2`,
-      this.key(),
-    );
-    if (!row || row.backend_pid !== held.pid)
-      return `database session ${held.pid}, which has not recorded its host yet`;
-    return `host ${row.host}, pid ${row.pid}, actor ${row.actor}, since ${row.since.toISOString()}`;
+  onLockLost(listener: (why: string) => void): void {
+    this.stateLock.onLost(listener);
   }
 
   async read(): Promise<{ text?: string; version: number }> {
@@ -143,12 +89,14 @@ export class PostgresBackend implements StateBackend {
     await this.db.ready(true);
     const w = this.ctx.writer;
     // An update also adopts a row from before rows had a configuration: it is this configuration's from now on.
+    const base = version === 0 ? 13 : 16;
+    const guard = this.guard(base);
     const set =
       version === 0
-        ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) VALUES ($1, $2, $3, $4, 1, $5::json)
-         ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
+        ? `INSERT INTO ${this.t.states} (configuration, environment, lineage, serial, version, document) SELECT $1, $2, $3, $4, 1, $5::json
+         WHERE ${guard.sql} ON CONFLICT (configuration, environment) DO NOTHING RETURNING version`
         : `UPDATE ${this.t.states} SET configuration = $1, lineage = $3, serial = $4, version = version + 1, document = $5::json, updated_at = now()
-         WHERE configuration = $14 AND environment = $2 AND version = $12 AND serial = $13 RETURNING version`;
+         WHERE configuration = $15 AND environment = $2 AND version = $13 AND serial = $14 AND ${guard.sql} RETURNING version`;
     // Overrides of change windows are approvals too: kept in the same column, told apart by their `window` key.
     const approvals = [...(info.allowances ?? []), ...(info.overrides ?? [])];
     const allowances = approvals.length ? JSON.stringify(approvals) : null;
@@ -163,19 +111,22 @@ export class PostgresBackend implements StateBackend {
       info.configurationHash ?? null,
       info.command,
       allowances,
+      JSON.stringify(ownedBy(data)),
     ];
-    const rows = await this.db.query<{ version: string }>(
-      'writing the state',
-      `WITH s AS (${set})
+    const rows = await this.stateLock.during(() =>
+      this.db.query<{ version: string }>(
+        'writing the state',
+        `WITH s AS (${set}), ${ownersWritten(this.t.owners)}
       INSERT INTO ${this.t.history} AS h (configuration, environment, lineage, serial, document, actor, host, tapedeck_version, configuration_hash, command, allowances)
       SELECT $1, $2, $3, $4, $5::json, $6, $7, $8, $9, $10, $11::json FROM s
       ON CONFLICT (configuration, environment, lineage, serial) DO UPDATE SET document = excluded.document, written_at = now(), writes = h.writes + 1,
         actor = excluded.actor, host = excluded.host, tapedeck_version = excluded.tapedeck_version, configuration_hash = excluded.configuration_hash, command = excluded.command,
         allowances = excluded.allowances
       RETURNING (SELECT version FROM s) AS version`,
-      version === 0 ? params : [...params, version, this.storedSerial, this.rowConfiguration],
+        [...params, ...(version === 0 ? [] : [version, this.storedSerial, this.rowConfiguration]), ...guard.params],
+      ),
     );
-    if (!rows.length) throw await this.conflict();
+    if (!rows.length) throw await this.refused();
     this.storedSerial = refs.serial;
     if (this.rowConfiguration !== this.ctx.configuration) {
       await this.db.query(
@@ -186,6 +137,38 @@ export class PostgresBackend implements StateBackend {
       this.rowConfiguration = this.ctx.configuration;
     }
     return Number(rows[0].version);
+  }
+
+  /**
+   * A write of a locked run is made only while its lock session holds the lock, in the same statement: a run that
+   * lost the lock without knowing it yet (a silent connection) never writes over the next holder's state.
+   * `first`: the number of the first of its parameters.
+   */
+  private guard(first: number): { sql: string; params: unknown[] } {
+    const pid = this.stateLock.backendPid;
+    if (!this.stateLock.held || pid === undefined) return { sql: 'TRUE', params: [] };
+    const held = HELD_BY.replace('$1', `$${first}`).replace('$2', `$${first + 1}`);
+    return {
+      sql: `EXISTS (SELECT 1 FROM pg_locks WHERE ${held} AND pid = $${first + 2})`,
+      params: [...this.stateLock.halves, pid],
+    };
+  }
+
+  /** Why a write changed no row: the lock is not this run's any more, or another run wrote the state meanwhile. */
+  private async refused(): Promise<UserError> {
+    const pid = this.stateLock.backendPid;
+    if (this.stateLock.held && pid !== undefined) {
+      const held = await this.db.query('checking the lock', `SELECT 1 FROM pg_locks WHERE ${HELD_BY} AND pid = $3`, [
+        ...this.stateLock.halves,
+        pid,
+      ]);
+      if (!held.length)
+        return new UserError(
+          `the state ${this.name} is no longer locked by this run: nothing was written (another run may hold the lock now)`,
+          { code: 'E_LOCKED' },
+        );
+    }
+    return this.conflict();
   }
 
   private async conflict(): Promise<UserError> {
@@ -200,6 +183,12 @@ export class PostgresBackend implements StateBackend {
       `${this.label} was written by another run since this one read it (${at}); nothing was written: run again`,
       { code: 'E_STATE_CONFLICT' },
     );
+  }
+
+  /** Who else (another configuration or environment of this schema) manages each of these ids. */
+  async ownersElsewhere(ids: Array<{ kind: string; id: string }>): Promise<Owned[]> {
+    if (!ids.length || (await this.db.ready(false)) < OWNERS_SINCE) return [];
+    return ownersOf(this.db, this.t.owners, this.key(), ids);
   }
 
   async history(limit: number): Promise<HistoryEntry[]> {
@@ -236,18 +225,6 @@ export class PostgresBackend implements StateBackend {
   }
 
   async close(): Promise<void> {
-    // Released only on a connection still whole (PgSession.close asks only then): one that broke took the lock
-    // with it, and lockLost() keeps saying so, as it did before the split.
-    await this.db.close(async (client) => {
-      if (!this.locked) return;
-      this.locked = false;
-      await client
-        .query(
-          `DELETE FROM ${this.t.locks} WHERE configuration = $1 AND environment = $2 AND backend_pid = pg_backend_pid()`,
-          this.key(),
-        )
-        .catch(() => {});
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [this.stateLock.key]).catch(() => {});
-    });
+    await Promise.all([this.stateLock.close(), this.db.close()]);
   }
 }

@@ -33,6 +33,11 @@ export function checkState(data: unknown, format: number): string | undefined {
     return 'configuration must be a non-empty string';
   if (data.serial !== undefined && !(Number.isSafeInteger(data.serial) && (data.serial as number) >= 0))
     return 'serial must be a whole number of at least 0';
+  if (data.moved_to !== undefined) {
+    const m = data.moved_to;
+    if (!isObject(m) || typeof m.state !== 'string' || typeof m.environment !== 'string' || !isTime(m.at))
+      return 'moved_to must be an object of state, environment and at (an RFC 3339 time)';
+  }
   if (!isObject(data.resources)) return 'resources must be an object of addresses';
   for (const [address, e] of Object.entries(data.resources)) {
     const problem = checkEntry(address, e);

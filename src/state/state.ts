@@ -7,12 +7,15 @@ import type { StateRef } from '../types.js';
 import type { StateBackend, WriteInfo } from './backend.js';
 import { STATE_FORMAT } from './document.js';
 import { FileBackend, MAX_STATE_BYTES } from './file-backend.js';
-import type { Platform, StateData, StateEntry } from './data.js';
+import type { MovedTo, Platform, StateData, StateEntry } from './data.js';
 import { checkState } from './shape.js';
 
-export type { Platform, StateData, StateEntry } from './data.js';
+export type { MovedTo, Platform, StateData, StateEntry } from './data.js';
 export { stateDocument } from './document.js';
 export { MAX_STATE_BYTES, STATE_FORMAT };
+
+/** How a moved state names where it went, for a message. */
+export const movedText = (m: MovedTo) => `${m.state}, environment ${m.environment}, at ${m.at}`;
 
 /** A state's text as stored, checked: refused with where it is wrong, before any use. `label` names it. */
 export function parseState(text: string | undefined, label: string): StateData {
@@ -94,6 +97,13 @@ export class State {
    * re-create of everything the state knows.
    */
   bindTo(platform: Platform, configuration: string): string | undefined {
+    const moved = this.data.moved_to;
+    if (moved) {
+      throw new UserError(
+        `the state ${this.where} was moved by tapedeck state migrate to ${movedText(moved)}: it is kept as a backup, and its resources are that state's now; nothing was read or written (use that environment's state)`,
+        { code: 'E_STATE_MISMATCH' },
+      );
+    }
     const note = this.bindConfiguration(configuration);
     const had = this.data.platform;
     if (had && (had.origin !== platform.origin || had.environment !== platform.environment)) {

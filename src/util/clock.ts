@@ -4,6 +4,12 @@ import type { Clock } from '../types.js';
 
 export const systemClock: Clock = {
   now: () => new Date(),
+  ms: () => performance.now(),
+  after(ms, fn, background = false) {
+    const timer = setTimeout(fn, ms);
+    if (background) timer.unref();
+    return () => clearTimeout(timer);
+  },
   timer(ms) {
     let cancel!: () => void;
     const done = new Promise<void>((resolve) => {
@@ -28,8 +34,16 @@ export function manualClock(start: Date): Clock & { advance(ms: number): void; s
         t.resolve();
       }
   };
+  const after = (ms: number, fn: () => void) => {
+    const entry = { due: at + ms, resolve: fn };
+    timers.add(entry);
+    fire();
+    return () => void timers.delete(entry);
+  };
   return {
     now: () => new Date(at),
+    ms: () => at,
+    after,
     timer(ms) {
       let entry!: { due: number; resolve: () => void };
       const done = new Promise<void>((resolve) => {

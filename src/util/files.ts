@@ -40,24 +40,19 @@ export function writePrivateFile(file: string, text: string | Iterable<string>):
 export function readBounded(file: string, max: number): Buffer | undefined {
   const fd = openSync(file, 'r');
   try {
-    return readBoundedFrom(fd, max);
+    // A regular file is read into one buffer of its size (pieces joined take twice the memory: docs/performance.md);
+    // what it holds beyond that size, or a stream's bytes, in pieces after it.
+    const size = fstatSync(fd).size;
+    const chunks: Buffer[] = [];
+    for (let total = 0; ;) {
+      const chunk = Buffer.allocUnsafe(Math.min(total === 0 && size > 0 ? size : 64 * 1024, max + 1 - total));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > max) return undefined;
+    }
   } finally {
     closeSync(fd);
-  }
-}
-
-/** readBounded of an open file: from byte `from` (of a regular file) on, or from where a stream is. */
-export function readBoundedFrom(fd: number, max: number, from?: number): Buffer | undefined {
-  // A regular file is read into one buffer of its size (pieces joined take twice the memory: docs/performance.md);
-  // what it holds beyond that size, or a stream's bytes, in pieces after it.
-  const size = fstatSync(fd).size - (from ?? 0);
-  const chunks: Buffer[] = [];
-  for (let total = 0; ;) {
-    const chunk = Buffer.allocUnsafe(Math.min(total === 0 && size > 0 ? size : 64 * 1024, max + 1 - total));
-    const n = readSync(fd, chunk, 0, chunk.length, from === undefined ? null : from + total);
-    if (n === 0) return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-    chunks.push(chunk.subarray(0, n));
-    total += n;
-    if (total > max) return undefined;
   }
 }

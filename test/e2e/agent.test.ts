@@ -123,7 +123,7 @@ describe('tapedeck agent', () => {
     expect(status.commit).toBe(good);
     expect(status.last_error.message).toMatch(
       new RegExp(
-        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the documents; first: platform/offers.yaml:6:\\d+: `,
+        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the configuration; first: platform/offers.yaml:6:\\d+: `,
       ),
     );
     // The stable code of the error, as the CLI's JSON output gives it (docs/errors.md), in the status and the log.
@@ -137,6 +137,88 @@ describe('tapedeck agent', () => {
     const fixed = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] });
     await until('offer B', () => titles(emu!).includes('B'));
     expect(await a.status()).toMatchObject({ commit: fixed, rejected_commit: null });
+  });
+
+  it('a commit whose rule does not compile is rejected as validate rejects it; drift against the good one is still corrected', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const good = repo.push({
+      'platform/offers.yaml': [offer('a', 'A')],
+      'platform/rules/p.yaml': '- name: low\n  expression: change.action != "release"\n',
+    });
+    const a = await agent(repo.bare, tempDir(), '--auto-apply', '--full-every', '1');
+    await until('offer A', () => titles(emu!).includes('A'));
+    // `chnage` is no variable: validate reports it at the expression's place.
+    const bad = repo.push({
+      'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
+      'platform/rules/p.yaml': '- name: low\n  expression: chnage.action != "release"\n',
+    });
+    const status = await until('the bad commit rejected', async () => {
+      const s = await a.status();
+      return s.rejected_commit === bad && s.last_error && s;
+    });
+    expect(status.commit).toBe(good);
+    expect(status.last_error).toMatchObject({ code: 'E_VALIDATION' });
+    expect(status.last_error.message).toMatch(
+      new RegExp(
+        `^commit ${bad.slice(0, 12)} was not applied: 1 error in the configuration; first: platform/rules/p.yaml:2:15: rule low: expression: `,
+      ),
+    );
+    // The last good commit keeps being reconciled: drift made by hand is corrected, Offer/b never made.
+    const id = offers(emu).find((o) => o.name === 'A')!.id;
+    await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, {
+      offer_id: id,
+      offer: { name: 'By hand' },
+      update_mask: 'name',
+    });
+    expect(titles(emu)).toEqual(['By hand']);
+    await until('the drift corrected', () => titles(emu!).includes('A') && !titles(emu!).includes('By hand'));
+    expect(titles(emu)).toEqual(['A']);
+    // The run that wrote the correction is counted a success once it ends; the bad commit was checked once.
+    await until('the correcting run ended', async () => (await a.status()).last_run?.result === 'success');
+    expect(a.logs().filter((l) => l.msg === 'run invalid')).toHaveLength(1);
+    // A typo that would switch the rule off (a kind that does not exist) is rejected the same way.
+    const typo = repo.push({
+      'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')],
+      'platform/rules/p.yaml': '- name: low\n  match: { kinds: [Ofer] }\n  expression: change.action != "release"\n',
+    });
+    const rejected = await until('the typo rejected', async () => {
+      const s = await a.status();
+      return s.rejected_commit === typo && s.last_error?.message.includes(typo.slice(0, 12)) && s;
+    });
+    expect(rejected.commit).toBe(good);
+    expect(rejected.last_error.message).toMatch(
+      /platform\/rules\/p\.yaml:2:20: rule low: match\.kinds: unknown kind Ofer.*did you mean Offer\?/,
+    );
+    expect(titles(emu)).toEqual(['A']);
+  });
+
+  it('a commit whose project file or rules/ is a link out of the checkout is rejected, located; nothing there is read', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const good = repo.push({ 'platform/offers.yaml': [offer('a', 'A')] });
+    const a = await agent(repo.bare, tempDir(), '--auto-apply');
+    await until('offer A', () => titles(emu!).includes('A'));
+    const rejected = async (commit: string) =>
+      until('the commit rejected', async () => {
+        const s = await a.status();
+        // rejected_commit names the commit as soon as its run rejects it; last_error once that run is done.
+        return s.rejected_commit === commit && s.last_error?.message.includes(commit.slice(0, 12)) && s;
+      });
+    const rules = repo.push({ 'platform/offers.yaml': [offer('a', 'A'), offer('b', 'B')] }, 'rules', {
+      'platform/rules': '/usr',
+    });
+    const first = await rejected(rules);
+    expect(first).toMatchObject({ commit: good, last_error: { code: 'E_VALIDATION' } });
+    expect(first.last_error.message).toMatch(
+      /was not applied: 1 error in the configuration; first: platform\/rules:1:1: is a symbolic link to a folder outside DIR/,
+    );
+    const project = repo.push({ 'platform/rules': null }, 'project', { 'platform/tapedeck.yaml': '/etc/passwd' });
+    const second = await rejected(project);
+    expect(second.commit).toBe(good);
+    expect(second.last_error.message).toMatch(/platform\/tapedeck\.yaml:1:1: is a symbolic link to a file outside DIR/);
+    expect(JSON.stringify(await a.status())).not.toContain('root:');
+    expect(titles(emu)).toEqual(['A']);
   });
 
   it('a guardrail denial is respected: nothing written, the run reports it; a commit that drops the rule applies', async () => {

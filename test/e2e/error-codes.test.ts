@@ -138,6 +138,15 @@ const cases: Record<Exclude<ErrorCode, keyof typeof notByRun>, () => Promise<Cli
     return run(dir, ['apply', '.', '--base-url', emu.url, '--yes', '--state', 'state/x.json/default.json']);
   },
   E_NOT_FOUND: async () => run(setup(), ['import', 'Offer/o', 'off_missing', '.', '--base-url', emu.url]),
+  // Two environments of one directory on one platform, the second given the first's state: both would manage it.
+  E_OWNED: async () => {
+    const envs = `version: 1\nname: codes\nenvironments:\n  a:\n    base_url: ${emu.url}\n  b:\n    base_url: ${emu.url}\n`;
+    const dir = setup({ 'tapedeck.yaml': envs });
+    expect((await runCli(['apply', '.', '--env', 'a', '--yes'], { cwd: dir })).code).toBe(0);
+    const push = ['state', 'push', '.tapedeck/a.state.json', '.', '--env', 'b', '--force'];
+    expect((await runCli(push, { cwd: dir })).code).toBe(0);
+    return run(dir, ['apply', '.', '--env', 'b', '--yes']);
+  },
   E_DUPLICATE: async () => run(setup({ 'a.yaml': offer('o', { name: 'Live' }) }), ['plan', '.', '--base-url', emu.url]),
   E_AUTH: async () => run(setup(), ['plan', '.', '--base-url', emu.url], { TAPEDECK_TOKEN: 'wrong' }),
   // An answer that never ends, cut at the run's --deadline (its smallest, 1 s).

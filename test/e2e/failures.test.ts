@@ -8,6 +8,10 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { call, emulator } from '../helpers/emulator.js';
 import { faultyProxy } from '../helpers/proxy.js';
+import { useVirtualClock } from '../helpers/clock.js';
+
+// Retry waits, Retry-After pauses and rate buckets on the CLI's and the emulator's shared virtual clock.
+useVirtualClock();
 
 let emu: Emulator | undefined;
 let raw: Server | undefined;

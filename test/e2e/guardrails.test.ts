@@ -59,7 +59,9 @@ describe('validate: rules are checked offline, each problem located', () => {
       'rules/more.yaml:2:32: rule unfinished: expression: Unexpected token: EOF',
       'rules/more.yaml:4:15: rule not-a-bool: expression: must give a bool, not a value of type string',
       'rules/more.yaml:5:3: rule typo is defined twice (first at tapedeck.yaml:3:5): names are what --allow names, so each must be unique',
-      expect.stringMatching(/^rules\/more\.yaml:6:20: match\.kinds: unknown kind Ofer \(the kinds are .*Offer/),
+      expect.stringMatching(
+        /^rules\/more\.yaml:6:20: rule typo: match\.kinds: unknown kind Ofer, so the rule would never check a change: did you mean Offer\? \(the kinds are .*Offer/,
+      ),
       'rules/more.yaml:8:22: rule typo: messageExpression: must give a string, not a value of type int',
       'tapedeck.yaml:4:24: rule typo: expression: No such key: actoin',
     ]);
@@ -72,6 +74,81 @@ describe('validate: rules are checked offline, each problem located', () => {
     expect(run.stderr).toContain('rules/x.yaml:1:3: rules[0]: missing required field expression');
     expect(run.stderr).toContain('rules/x.yaml:2:3: rules[0].expresion: unknown field (did you mean expression?)');
     expect(run.stderr).not.toMatch(/kind/);
+  });
+});
+
+describe('validate: a typo in match never switches a rule off', () => {
+  const project = {
+    version: 1,
+    environments: { production: { base_url: 'http://127.0.0.1:1' }, staging: { base_url: 'http://127.0.0.1:1' } },
+  };
+  const rules = [
+    '- name: env-typo',
+    '  match: { environments: [prod] }',
+    '  expression: "true"',
+    '- name: kind-case',
+    '  match: { kinds: [offer] }',
+    '  expression: "true"',
+    '- name: action-typo',
+    '  match: { actions: [updte] }',
+    '  expression: "true"',
+    '- name: some-writes',
+    '  match: { actions: [create, update] }',
+    '  expression: "true"',
+    '- name: release-only',
+    '  match: { actions: [release] }',
+    '  expression: "true"',
+    '- name: whole',
+    '  match: { actions: [writes, release], environments: [production] }',
+    '  expression: "true"',
+    '',
+  ].join('\n');
+
+  it('each value that can never match is an error at its place with a did-you-mean; a write class named in part warns', async () => {
+    const dir = testdir({ 'a.yaml': offer('a', 1), 'tapedeck.yaml': project, 'rules/r.yaml': rules });
+    const run = await runCli(['validate', dir, '--env', 'production'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n').filter((l) => l.includes('.yaml:'))).toEqual([
+      'rules/r.yaml:2:27: rule env-typo: match.environments: the project file defines no environment prod, so the rule would never check a change: did you mean production? (it defines production, staging)',
+      expect.stringMatching(
+        /^rules\/r\.yaml:5:20: rule kind-case: match\.kinds: unknown kind offer, so the rule would never check a change: did you mean Offer\?/,
+      ),
+      'rules/r.yaml:8:22: rules[2].match.actions[0]: "updte" is not a valid value (one of writes, create, update, move, release, replace, restore, noop): did you mean update?',
+      'rules/r.yaml:11:12: warning: rule some-writes: match.actions names create, update but not replace, restore, which also send fields (a replace creates the new resource, a restore PATCHes a released one): add them, or match `writes` (every change that sends fields)',
+      'rules/r.yaml:14:12: warning: rule release-only: match.actions names release but not replace, which also releases a resource (the old one): add it',
+    ]);
+  });
+
+  it('in every --format: JSON, GitHub annotations, Markdown', async () => {
+    const dir = testdir({
+      'a.yaml': offer('a', 1),
+      'tapedeck.yaml': project,
+      'rules/r.yaml': rules.replace('updte', 'update'),
+    });
+    const json = JSON.parse((await runCli(['validate', dir, '--env', 'production', '--json'], { cwd: dir })).stdout);
+    expect(
+      json.issues.map((i: { line: number; column: number; severity: string }) => [i.line, i.column, i.severity]),
+    ).toEqual([
+      [2, 27, 'error'],
+      [5, 20, 'error'],
+      [8, 12, 'warning'],
+      [11, 12, 'warning'],
+      [14, 12, 'warning'],
+    ]);
+    const messages = json.issues.map((i: { message: string }) => i.message);
+    expect(messages[2]).toBe(
+      'rule action-typo: match.actions names update but not create, replace, restore, which also send fields (a replace creates the new resource, a restore PATCHes a released one): add them, or match `writes` (every change that sends fields)',
+    );
+    expect(messages[3]).toMatch(/^rule some-writes: match\.actions names create, update but not replace, restore,/);
+    expect(messages[4]).toMatch(
+      /^rule release-only: match\.actions names release but not replace, which also releases/,
+    );
+    const gh = (await runCli(['validate', dir, '--env', 'production', '--format', 'github'], { cwd: dir })).stdout;
+    expect(gh).toMatch(/^::error file=rules\/r\.yaml,line=2,col=27.*did you mean production\?/m);
+    expect(gh).toMatch(/^::warning file=rules\/r\.yaml,line=11,col=12.*some-writes/m);
+    const md = (await runCli(['validate', dir, '--env', 'production', '--format', 'markdown'], { cwd: dir })).stdout;
+    expect(md).toContain('did you mean production?');
+    expect(md).toContain('some-writes');
   });
 });
 

@@ -223,7 +223,8 @@ describe('files with no end', () => {
         symlinkSync('/dev/zero', join(d, 'tapedeck.yaml'));
         return ['validate', d];
       },
-      /^tapedeck\.yaml: file is over 4194304 bytes\n$/,
+      // Outside DIR: refused before it is opened (issue 40), as a document linked there is.
+      /^tapedeck\.yaml:1:1: is a symbolic link to a file outside DIR \(.*dev\/zero\)/,
     ],
   ])('%s that is /dev/zero is read no further than its limit: one clear line', async (_, args, message) => {
     const d = vodDir();

@@ -106,7 +106,13 @@ describe.skipIf(!pg)("the lock's session ends mid-apply", () => {
         id: expect.stringMatching(/^off_/),
         state_recorded: false,
       },
-      { address: 'Offer/c', action: 'create', outcome: 'skipped', error: expect.stringMatching(/^not sent: /) },
+      {
+        address: 'Offer/c',
+        action: 'create',
+        outcome: 'skipped',
+        error: expect.stringMatching(/^not sent: /),
+        error_code: 'E_NOT_SENT',
+      },
     ]);
     // Heard from the client at once, or from the write that failed: either way, named.
     expect(result.state_error).toMatch(

@@ -2,13 +2,19 @@
 // every resource written exactly once; without headers it learns the rate from the 429s, with X-RateLimit-* headers it
 // paces itself instead of meeting them; --max-rps holds the rate the platform receives under its cap in every second,
 // as the emulator's call log shows.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { busiestSecond } from '../../src/emulator/calls.js';
 import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
+import { VirtualClock } from '../helpers/clock.js';
 
 let emu: Emulator | undefined;
+/** the CLI's and the emulator's clock: the waits on the rate buckets cost no real time */
+let clock = new VirtualClock();
+beforeEach(() => {
+  clock = new VirtualClock();
+});
 afterEach(async () => {
   await emu?.close();
   emu = undefined;
@@ -33,9 +39,9 @@ describe('an apply that meets 429s (a platform that publishes no X-RateLimit hea
       { prefix: '', rps: 6 },
       { prefix: '/monetization/offers/v1', rps: 2 },
     ];
-    emu = await emulator({ vods: vods(2) }, { rateLimits, rateLimitHeaders: false });
+    emu = await emulator({ vods: vods(2) }, { rateLimits, rateLimitHeaders: false, clock });
     const dir = testdir({ 'offers.yaml': offerDocs(4), 'vods.yaml': vodDocs(2, (i) => `Renamed ${i}`) });
-    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir, clock });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 6, failed: 0, unknown: 0, skipped: 0 });
     const stored = emu.writes().filter((c) => c.stored);
@@ -58,10 +64,11 @@ describe('an apply that meets 429s (a platform that publishes no X-RateLimit hea
 
 describe('a platform that publishes no rate limit, past its first burst', () => {
   it('learns the rate from the 429s: few of them, every resource written exactly once', async () => {
-    emu = await emulator({ vods: vods(80) }, { rateLimits: [{ prefix: '', rps: 50 }], rateLimitHeaders: false });
+    emu = await emulator({ vods: vods(80) }, { rateLimits: [{ prefix: '', rps: 50 }], rateLimitHeaders: false, clock });
     const dir = testdir({ 'vods.yaml': vodDocs(80, (i) => `Renamed ${i}`) });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '16'], {
       cwd: dir,
+      clock,
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 80, failed: 0, unknown: 0 });
@@ -83,10 +90,11 @@ describe('one endpoint limited to 1 request a second, its requests sent together
   const limited = (prefix: string) => ({ rateLimits: [{ prefix, rps: 1 }], rateLimitHeaders: false });
 
   it('apply: every create made exactly once, exit 0, a bounded number of 429s', async () => {
-    emu = await emulator({}, limited('/monetization/offers/v1'));
+    emu = await emulator({}, { ...limited('/monetization/offers/v1'), clock });
     const dir = testdir({ 'offers.yaml': offerDocs(4) });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json', '--concurrency', '4'], {
       cwd: dir,
+      clock,
     });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ applied: 4, failed: 0, unknown: 0 });
@@ -99,9 +107,9 @@ describe('one endpoint limited to 1 request a second, its requests sent together
   });
 
   it('plan: every document read once, exit 0, a bounded number of 429s', async () => {
-    emu = await emulator({ vods: vods(6) }, limited('/streaming/vods/v1'));
+    emu = await emulator({ vods: vods(6) }, { ...limited('/streaming/vods/v1'), clock });
     const dir = testdir({ 'vods.yaml': vodDocs(6) });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '6'], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '6'], { cwd: dir, clock });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ noop: 6 });
     const served = emu.calls().filter((c) => c.status === 200);
@@ -113,9 +121,9 @@ describe('one endpoint limited to 1 request a second, its requests sent together
 
 describe('a platform that sends X-RateLimit headers', () => {
   it('is paced by them: a plan of twice the burst meets no 429', async () => {
-    emu = await emulator({ vods: vods(40) }, { rateLimits: [{ prefix: '', rps: 20 }] });
+    emu = await emulator({ vods: vods(40) }, { rateLimits: [{ prefix: '', rps: 20 }], clock });
     const dir = testdir({ 'vods.yaml': vodDocs(40) });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '8'], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--concurrency', '8'], { cwd: dir, clock });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).summary).toMatchObject({ noop: 40 });
     expect(emu.calls()).toHaveLength(40);
@@ -126,9 +134,12 @@ describe('a platform that sends X-RateLimit headers', () => {
 describe("the run's --deadline", () => {
   it('refuses the requests still waiting for their turn: they are never sent', async () => {
     // One request a second: the second waits for the allowance the first answer showed spent, past the deadline.
-    emu = await emulator({ vods: vods(3) }, { rateLimits: [{ prefix: '', rps: 1 }] });
+    emu = await emulator({ vods: vods(3) }, { rateLimits: [{ prefix: '', rps: 1 }], clock });
     const dir = testdir({ 'vods.yaml': vodDocs(3) });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--deadline', '1', '--concurrency', '1'], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--deadline', '1', '--concurrency', '1'], {
+      cwd: dir,
+      clock,
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/the run passed its --deadline; no new request was started/);
     expect(emu.calls().map((c) => c.status)).toEqual([200]);
@@ -137,32 +148,32 @@ describe("the run's --deadline", () => {
 
 describe('--max-rps', () => {
   it("no second of the platform's log holds more than N requests", async () => {
-    emu = await emulator({ vods: vods(40) });
+    emu = await emulator({ vods: vods(40) }, { clock });
     const dir = testdir({ 'vods.yaml': vodDocs(40) });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '20'], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '20'], { cwd: dir, clock });
     expect(run.code).toBe(0);
     expect(emu.calls()).toHaveLength(40);
     expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(20);
   });
 
   it("tapedeck.yaml's defaults.max_rps caps a run that gives no flag; the flag overrides it", async () => {
-    emu = await emulator({ vods: vods(24) });
+    emu = await emulator({ vods: vods(24) }, { clock });
     const dir = testdir({ 'vods.yaml': vodDocs(24), 'tapedeck.yaml': 'version: 1\ndefaults: { max_rps: 10 }\n' });
-    expect((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir })).code).toBe(0);
+    expect((await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir, clock })).code).toBe(0);
     expect(emu.calls()).toHaveLength(24);
     expect(busiestSecond(emu.calls())).toBeLessThanOrEqual(10);
     const before = emu.calls().length;
-    expect((await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '1000'], { cwd: dir })).code).toBe(
-      0,
-    );
+    expect(
+      (await runCli(['plan', ...against(emu.url, dir), '--json', '--max-rps', '1000'], { cwd: dir, clock })).code,
+    ).toBe(0);
     // Unpaced, the 24 reads of the second plan fall in one second.
     expect(busiestSecond(emu.calls().slice(before))).toBe(24);
   });
 
   it.each([['abc'], ['0'], ['-1'], ['1.5']])('--max-rps %s is refused, nothing sent', async (value) => {
-    emu = await emulator({ vods: vods(1) });
+    emu = await emulator({ vods: vods(1) }, { clock });
     const dir = testdir({ 'vods.yaml': vodDocs(1) });
-    const run = await runCli(['plan', ...against(emu.url, dir), '--max-rps', value], { cwd: dir });
+    const run = await runCli(['plan', ...against(emu.url, dir), '--max-rps', value], { cwd: dir, clock });
     expect(run).toMatchObject({
       code: 1,
       stdout: '',

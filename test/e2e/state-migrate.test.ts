@@ -80,6 +80,39 @@ describe('environments added to a working setup', () => {
     expect(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).toBe(before);
   });
 
+  it('a migrated state is marked as moved: a second migrate is refused, no run uses it, no note offers it', async () => {
+    const dir = await working();
+    const from = '.tapedeck/default.state.json';
+    const moved = await runCli(['state', 'migrate', from, dir, '--env', 'production'], { cwd: dir });
+    expect(moved.code, moved.stderr).toBe(0);
+    const backup = JSON.parse(readFileSync(join(dir, from), 'utf8'));
+    expect(backup.moved_to).toMatchObject({
+      state: join(dir, '.tapedeck/production.state.json'),
+      environment: 'production',
+    });
+    expect(Object.keys(backup.resources)).toEqual(['Offer/a', 'Offer/b']);
+    expect(JSON.parse(readFileSync(join(dir, '.tapedeck/production.state.json'), 'utf8')).moved_to).toBeUndefined();
+    // Into a second environment: refused, naming where it went; nothing written.
+    const before = readFileSync(join(dir, from), 'utf8');
+    const second = await runCli(['state', 'migrate', from, dir, '--env', 'staging'], { cwd: dir });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(
+      `${from} was moved by tapedeck state migrate to ${join(dir, '.tapedeck/production.state.json')}, environment production, at `,
+    );
+    expect(existsSync(join(dir, '.tapedeck/staging.state.json'))).toBe(false);
+    expect(readFileSync(join(dir, from), 'utf8')).toBe(before);
+    // The backup cannot be used by a run.
+    const used = await runCli(['plan', dir, '--env', 'staging', '--state', from], { cwd: dir });
+    expect(used.code).toBe(1);
+    expect(used.stderr).toMatch(/was moved by tapedeck state migrate to .*: it is kept as a backup/);
+    // Staging's new state: neither the moved backup nor production's state (another environment's) is offered.
+    const plan = await runCli(['plan', dir, '--env', 'staging', '--json'], { cwd: dir });
+    expect(JSON.parse(plan.stdout).new_state).toEqual({ others: [] });
+    const text = await runCli(['plan', dir, '--env', 'staging'], { cwd: dir });
+    expect(text.stdout).toContain('No other state of this configuration is in sight.');
+    expect(text.stdout + text.stderr).not.toContain('state migrate');
+  });
+
   it('looking before creating stops the plan of a new state, and names the state that records the resources', async () => {
     const dir = await working(offers.map(({ allow_duplicate: _, ...d }) => d));
     const plan = await runCli(['plan', dir, '--env', 'production'], { cwd: dir });
@@ -162,16 +195,18 @@ describe.skipIf(!pg)('a database state', () => {
     const plan = await runCli(['plan', dir, '--env', 'staging'], { cwd: dir, env: { TAPEDECK_STATE_URL: url } });
     expect(plan.stdout).toContain('another state of this configuration: .tapedeck/staging.state.json (2 resources)');
     // The reverse: a file state chosen while a database is configured names the database, its password masked.
+    // Planning production, staging's state is staging's (an environment this configuration has): never offered.
     const reverse = await runCli(['plan', dir, '--env', 'production', '--json'], {
       cwd: dir,
       env: { TAPEDECK_STATE_URL: url },
     });
-    expect(JSON.parse(reverse.stdout).new_state.others).toEqual(['.tapedeck/staging.state.json (2 resources)']);
+    expect(JSON.parse(reverse.stdout).new_state.others).toEqual([]);
     const file = await runCli(['plan', dir, '--env', 'production', '--state', '.tapedeck/new.state.json', '--json'], {
       cwd: dir,
       env: { TAPEDECK_STATE_URL: url },
     });
     const others: string[] = JSON.parse(file.stdout).new_state.others;
+    expect(others).not.toContain('.tapedeck/staging.state.json (2 resources)');
     expect(others).toContain(
       `postgres://${pg.user}:***@127.0.0.1:${pg.port}/postgres?schema=mig${schemas} (a database configured for this configuration)`,
     );

@@ -128,6 +128,83 @@ describe('links that cannot be followed are refused, located', () => {
   });
 });
 
+describe('the project file and the rules are read only inside DIR, as documents are', () => {
+  const rules = '- name: r\n  expression: "true"\n';
+  const project = 'version: 1\n';
+  const outsideFiles = testdir({
+    'tapedeck.yaml': 'version: 1\nname: secret-name\n',
+    'r/x.yaml': rules,
+    'x.yaml': rules,
+  });
+
+  it.each([
+    [
+      'tapedeck.yaml, a link to a file outside DIR',
+      {},
+      { 'tapedeck.yaml': join(outsideFiles, 'tapedeck.yaml') },
+      /^tapedeck\.yaml:1:1: is a symbolic link to a file outside DIR \(.*tapedeck\.yaml\): only files inside DIR are read/m,
+    ],
+    [
+      'tapedeck.yaml, a link to nothing',
+      {},
+      { 'tapedeck.yaml': 'missing.yaml' },
+      /^tapedeck\.yaml:1:1: is a symbolic link to missing\.yaml, which does not exist/m,
+    ],
+    [
+      'rules/, a link to a folder outside DIR',
+      {},
+      { rules: join(outsideFiles, 'r') },
+      /^rules:1:1: is a symbolic link to a folder outside DIR \(.*r\): only files inside DIR are read/m,
+    ],
+    [
+      'rules/, a link to /usr (not walked)',
+      {},
+      { rules: '/usr' },
+      /^rules:1:1: is a symbolic link to a folder outside DIR \(.*usr\)/m,
+    ],
+    [
+      'a rules file, a link to a file outside DIR',
+      { 'rules/ok.yaml': rules.replace('name: r', 'name: ok') },
+      { 'rules/x.yaml': join(outsideFiles, 'x.yaml') },
+      /^rules\/x\.yaml:1:1: is a symbolic link to a file outside DIR/m,
+    ],
+    [
+      'a folder under rules/, a link outside DIR',
+      { 'rules/ok.yaml': rules.replace('name: r', 'name: ok') },
+      { 'rules/more': join(outsideFiles, 'r') },
+      /^rules\/more:1:1: is a symbolic link to a folder outside DIR/m,
+    ],
+  ])('%s', async (_, files, links, message) => {
+    const dir = withLinks({ 'ok.yaml': vod('ok'), ...files }, links);
+    for (const command of ['validate', 'plan', 'apply']) {
+      const run = await runCli([command, dir, '--base-url', emu.url, ...(command === 'apply' ? ['--yes'] : [])], {
+        cwd: dir,
+      });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr + run.stdout).not.toContain('secret-name');
+      expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
+    }
+    expect(emu.stats.reads + emu.stats.writes).toBe(0);
+  });
+
+  it('links to a project file and to rules inside DIR are followed', async () => {
+    const dir = withLinks(
+      { 'ok.yaml': vod('ok'), '.shared/tapedeck.yaml': project, '.shared/rules/r.yaml': rules },
+      { 'tapedeck.yaml': '.shared/tapedeck.yaml', rules: '.shared/rules' },
+    );
+    const run = await runCli(['validate', dir, '--format', 'json'], { cwd: dir });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const broken = withLinks(
+      { 'ok.yaml': vod('ok'), '.shared/rules/r.yaml': rules.replace('"true"', 'nope') },
+      { rules: '.shared/rules' },
+    );
+    const bad = await runCli(['validate', broken], { cwd: broken });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^rules\/r\.yaml:2:\d+: rule r: expression: /m);
+  });
+});
+
 describe('files that are not regular files', () => {
   it('a FIFO named like a document is refused, not waited on', async () => {
     const dir = testdir({ 'ok.yaml': vod('ok') });

@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
+import type { Clock } from '../../src/types.js';
 import { systemClock } from '../../src/util/clock.js';
+import { fileClock } from './clock.js';
 import { tempDir } from './tmp.js';
 
 export interface CliRun {
@@ -15,7 +17,15 @@ export interface CliRun {
 /** The real CLI, in-process (same code path as the bin), with captured output and its own environment. */
 export async function runCli(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; answer?: string; tty?: boolean; now?: () => Date },
+  opts: {
+    cwd: string;
+    env?: Record<string, string>;
+    answer?: string;
+    tty?: boolean;
+    clock?: Clock;
+    /** the wall time the run reads (change windows, the rules' now), on the system's clock otherwise */
+    now?: () => Date;
+  },
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -30,7 +40,7 @@ export async function runCli(
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
     ask: async () => opts.answer ?? '',
-    ...(opts.now ? { clock: { ...systemClock, now: opts.now } } : {}),
+    clock: opts.now ? { ...(opts.clock ?? fileClock() ?? systemClock), now: opts.now } : (opts.clock ?? fileClock()),
   });
   return { code, stdout, stderr };
 }

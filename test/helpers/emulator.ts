@@ -1,3 +1,4 @@
+import { fileClock } from './clock.js';
 import { main } from '../../src/cli/main.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/server.js';
 
@@ -5,7 +6,12 @@ export type Seed = Record<string, unknown[]>;
 
 /** The real emulator, in-process on a free loopback port, seeded from an inline object. */
 export async function emulator(seed: Seed = {}, opts: Omit<EmulatorOptions, 'seed'> = {}): Promise<Emulator> {
-  return startEmulator({ port: 0, ...opts, seed: { text: JSON.stringify(seed), file: 'seed.json' } });
+  return startEmulator({
+    port: 0,
+    clock: fileClock(),
+    ...opts,
+    seed: { text: JSON.stringify(seed), file: 'seed.json' },
+  });
 }
 
 /** A raw HTTP call to the emulator, for its own tests. */

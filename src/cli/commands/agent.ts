@@ -20,6 +20,7 @@ import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
 import { buildOptions, MAX_TOKEN_FILE_BYTES, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { stateBackend, stateShown } from '../../run/state-access.js';
+import { leaseTimes, lockBoundOf } from '../../state/lease.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
 
@@ -169,6 +170,7 @@ async function runAgent(
       log,
       mask,
       openBackend: () => stateBackend(opts, io),
+      lockCheckMs: leaseTimes(lockBoundOf(io.env)).renewMs,
       run: { checkout, path: settings.path, flags: pinned, io },
     });
     // A file state is one machine's: a second agent (or an apply) holding it refuses this start.

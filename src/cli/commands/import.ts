@@ -18,6 +18,7 @@ import type { Document } from '../../types.js';
 import { loadDocuments } from '../../run/check.js';
 import type { Io } from '../io.js';
 import { buildOptions } from '../../run/options.js';
+import { refuseForeignOwners } from '../../run/owners.js';
 import { baseUrl, makeClient } from '../../run/pipeline.js';
 import { withStateLock } from '../../run/state-access.js';
 import type { LockFlags } from './state.js';
@@ -113,6 +114,7 @@ export async function importCommand(address: string, id: string, dir: string | u
           code: 'E_STATE_MISMATCH',
         });
       }
+      await refuseForeignOwners([{ kind: k.kind, id, address }], state, opts);
       await readLive(client, k, doc, id, desiredOf(doc, k, true, (a) => state.idOf(a)).desired);
       state.set(address, { kind: k.kind, id });
       state.writtenBy({ command: 'import' });

@@ -1,12 +1,14 @@
 // `tapedeck state migrate FROM [DIR]`: moves a state to the environment and backend this configuration now uses
 // (--env, --state, TAPEDECK_STATE_URL or tapedeck.yaml's state:, as every other command finds it), rebinding it
 // to that environment: `default` to `production` after environments were added, a file into PostgreSQL and back.
-// Nothing on the platform changes; the next plan shows "No changes". FROM is left as it was, as a backup.
+// Nothing on the platform changes; the next plan shows "No changes". FROM is kept as a backup, marked as moved
+// (naming where): no run uses it, and a second migrate of it is refused.
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
 import { writerOf, type StateLocation } from '../../state/backend.js';
 import { openBackend } from '../../state/open.js';
-import { parseState, State, stateDocument, type StateData } from '../../state/state.js';
+import { movedText, parseState, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
 import { buildOptions, positiveInt, type RunOptions } from '../../run/options.js';
 import { stateShown, withStateLock } from '../../run/state-access.js';
@@ -24,9 +26,15 @@ const sameLocation = (a: StateLocation, b: StateLocation, envA: string, envB: st
       a.pg.schema === b.pg.schema &&
       envA === envB;
 
+/** Where this configuration's state is, as a moved state records it: a file's absolute path, or the database. */
+const whereStored = (opts: RunOptions, io: Io) =>
+  opts.state.kind === 'file' ? resolve(io.cwd, opts.state.path) : opts.state.pg.shown;
+
 /** A state's entries as stored, to compare two states' contents. */
 const entries = (d: StateData) =>
-  JSON.stringify(stateDocument({ ...d, serial: 0, configuration: undefined, platform: undefined }));
+  JSON.stringify(
+    stateDocument({ ...d, serial: 0, configuration: undefined, platform: undefined, moved_to: undefined }),
+  );
 
 /** Why the state read from FROM cannot move to this configuration's environment; undefined: it can. */
 function refusal(data: StateData, from: string, opts: RunOptions): string | undefined {
@@ -62,8 +70,17 @@ export async function stateMigrate(
   try {
     // Both states are locked: no apply writes either while the state moves.
     await sourceBackend.lock(lockMs);
-    const moving = (await State.open(sourceBackend)).data;
+    const read = await sourceBackend.read();
+    const moving = parseState(read.text, sourceBackend.label);
     const shownFrom = source.kind === 'file' ? from : `${sourceBackend.name}`;
+    const target = { state: whereStored(opts, io), environment: opts.envName };
+    const went = moving.moved_to;
+    // A state moves once: a second environment holding the same ids would rewrite the first one's resources.
+    if (went && (went.state !== target.state || went.environment !== target.environment))
+      throw new UserError(
+        `${shownFrom} was moved by tapedeck state migrate to ${movedText(went)} already: a state moves once (its resources are that state's); nothing was written`,
+        { code: 'E_STATE_MISMATCH' },
+      );
     if (!moving.lineage && !Object.keys(moving.resources).length)
       throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
     const problem = refusal(moving, shownFrom, opts);
@@ -92,10 +109,15 @@ export async function stateMigrate(
         configuration: opts.configuration,
         ...(platform ? { platform } : {}),
       };
-      await backend.write(moved, { lineage, serial }, version, { command: 'state migrate' });
+      const { moved_to: _, ...copy } = moved;
+      await backend.write(copy, { lineage, serial }, version, { command: 'state migrate' });
+      // Then FROM is marked as moved, naming where: it stays as a backup that no run uses and no migrate moves again.
+      const mark = { ...moving, moved_to: { ...target, at: new Date().toISOString() } };
+      const next = { lineage: moving.lineage ?? lineage, serial: (moving.serial ?? 0) + 1 };
+      await sourceBackend.write({ ...mark, ...next }, next, read.version, { command: 'state migrate' });
       const n = Object.keys(moved.resources).length;
       io.out(
-        `Moved the state of environment ${moving.platform?.environment ?? fromEnv} (${n} resource${n === 1 ? '' : 's'}, lineage ${lineage}) from ${shownFrom} to ${stateShown(opts, io)}, environment ${opts.envName} (serial ${serial}). Nothing on the platform changed. ${shownFrom} is left as it was, as a backup: remove it once the next plan shows no changes.\n`,
+        `Moved the state of environment ${moving.platform?.environment ?? fromEnv} (${n} resource${n === 1 ? '' : 's'}, lineage ${lineage}) from ${shownFrom} to ${stateShown(opts, io)}, environment ${opts.envName} (serial ${serial}). Nothing on the platform changed. ${shownFrom} is kept as a backup, marked as moved there: no run uses it and no migrate moves it again; remove it once the next plan shows no changes.\n`,
       );
       return 0;
     });
