@@ -259,7 +259,7 @@ export class Agent {
           path: settings.path,
           environment: this.p.environment,
           state: this.p.stateShown,
-          auto_apply: settings.autoApply,
+          auto_apply: l?.autoApply ?? settings.autoApply,
           interval_ms: settings.intervalMs,
           full_every: settings.fullEvery,
           commit: this.commits.good ?? null,

@@ -1,10 +1,11 @@
 // The agent's copy of the repository, through the system's `git`: cloned once into a directory of its own, then
 // fetched and checked out commit by commit. Never a prompt (no terminal to answer it), never a hook, a time limit on
-// every call, and credentials in the URL never shown.
+// every call, and credentials never in git's arguments, its config or a message (git-auth.ts).
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import type { RepoAccess } from './git-auth.js';
 
 /** A clone or fetch that takes longer than this is stopped and reported; the next run tries again. */
 const GIT_TIMEOUT_MS = 120_000;
@@ -22,24 +23,13 @@ export function shownRepo(repo: string): string {
   }
 }
 
-/** The secrets a repository URL may carry (https://user:token@host/...), to register before anything is printed. */
-export function repoSecrets(repo: string): string[] {
-  try {
-    const url = new URL(repo);
-    return [url.password, decodeURIComponent(url.password), url.username.length > 20 ? url.username : ''].filter(
-      Boolean,
-    );
-  } catch {
-    return [];
-  }
-}
-
 export class Checkout {
   constructor(
     private readonly repo: string,
     private readonly branch: string,
     readonly dir: string,
     private readonly mask: (t: string) => string,
+    private readonly access: RepoAccess,
   ) {}
 
   private git(args: string[], cwd?: string): Promise<string> {
@@ -58,6 +48,7 @@ export class Checkout {
             SSH_ASKPASS: 'echo',
             GIT_CONFIG_NOSYSTEM: '1',
             LC_ALL: 'C',
+            ...this.access.env(),
           },
         },
         (error, stdout, stderr) => {
@@ -85,7 +76,7 @@ export class Checkout {
 
   /** The URL as git is given it: a local path made absolute, so a later fetch from the clone finds it. */
   private source(cwd: string): string {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(this.repo) || /^[^/]+@[^/:]+:/.test(this.repo)) return this.repo;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(this.repo) || /^[^/]+@[^/:]+:/.test(this.repo)) return this.access.url;
     const local = resolve(cwd, this.repo);
     if (!existsSync(local) || !statSync(local).isDirectory())
       throw new UserError(`--repo ${this.repo}: no such directory (give a URL, or the path of a git repository)`);

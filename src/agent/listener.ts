@@ -1,8 +1,12 @@
 // The agent's HTTP listener: /metrics (Prometheus text), /healthz, /readyz, /status (JSON) and /hooks/github (a
 // signed push triggers a run now). Nothing it answers holds a secret: the status passes the run's masking.
+// A delivery costs an unauthenticated caller's target nothing: what its headers show to be wrong is refused before
+// its body is read, bodies are read only within a small budget of bytes and time, and connections are bounded
+// (connections.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hookAction, MAX_HOOK_BODY, signatureValid } from './webhook.js';
+import { hookAction, hookRefusal, signatureValid } from './webhook.js';
+import { boundConnections, LIMITS, TIMEOUT_CHECK_MS, type ListenLimits } from './connections.js';
 import { jsonText } from '../schema/values.js';
 
 export interface ListenerHooks {
@@ -14,27 +18,43 @@ export interface ListenerHooks {
   branch: string;
   /** a verified push to the branch: run now */
   trigger(): void;
-  /** a delivery refused, for the log (never its body or signature) */
+  /** a delivery refused, for the log (never its body or signature; many are one line: refusals.ts) */
   refused(why: string): void;
 }
 
-class TooLarge extends Error {}
+/** How long a refused caller has to read its answer before its connection is closed. */
+const LINGER_MS = 1_000;
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((done, fail) => {
-    if (Number(req.headers['content-length'] ?? 0) > MAX_HOOK_BODY) return fail(new TooLarge());
+/** The bytes reserved for bodies being read before their signature can be checked. */
+class PendingBodies {
+  private held = 0;
+  constructor(private readonly max: number) {}
+  reserve(bytes: number): boolean {
+    if (this.held + bytes > this.max) return false;
+    this.held += bytes;
+    return true;
+  }
+  release(bytes: number): void {
+    this.held -= bytes;
+  }
+}
+
+/** The body, exactly its Content-Length (checked against the limit before), or undefined when it did not arrive in
+ *  time (the answer then closes the connection) or the caller went away. */
+function readBody(req: IncomingMessage, timeoutMs: number): Promise<Buffer | undefined> {
+  return new Promise((done) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_HOOK_BODY) {
-        req.removeAllListeners('data');
-        req.resume();
-        fail(new TooLarge());
-      } else chunks.push(c);
-    });
-    req.on('end', () => done(Buffer.concat(chunks)));
-    req.on('error', fail);
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const onData = (c: Buffer) => chunks.push(c);
+    const finish = (body: Buffer | undefined) => {
+      clearTimeout(timer);
+      req.off('data', onData); // what still arrives is dropped, not held
+      done(body);
+    };
+    req.on('data', onData);
+    req.on('end', () => finish(Buffer.concat(chunks)));
+    req.on('close', () => finish(undefined));
+    req.on('error', () => finish(undefined));
   });
 }
 
@@ -48,18 +68,43 @@ function send(res: ServerResponse, status: number, body: string | object, conten
   res.end(text);
 }
 
-async function hook(req: IncomingMessage, res: ServerResponse, h: ListenerHooks): Promise<void> {
-  let body: Buffer;
+/** A refusal before the body is read: the connection is closed rather than kept for the body's bytes. */
+function refuse(res: ServerResponse, h: ListenerHooks, status: number, why: string): void {
+  h.refused(why);
+  res.setHeader('connection', 'close');
+  if (status === 503) res.setHeader('retry-after', '10');
+  // Once answered, the rest of the body is not read (Node would read it all to throw it away, the flood's CPU):
+  // the socket stops reading, and closes when the caller has had a moment to read the answer.
+  res.once('finish', () => {
+    const socket = res.socket;
+    socket?.pause();
+    setTimeout(() => socket?.destroy(), LINGER_MS).unref();
+  });
+  send(res, status, { error: why });
+}
+
+interface Intake {
+  pending: PendingBodies;
+  limits: ListenLimits;
+}
+
+async function hook(req: IncomingMessage, res: ServerResponse, h: ListenerHooks, intake: Intake) {
+  const early = hookRefusal(req.headers);
+  if (early) return refuse(res, h, early.status, early.why);
+  const secret = h.secret();
+  if (secret === undefined) return refuse(res, h, 401, 'no webhook secret configured');
+  const length = Number(req.headers['content-length']);
+  if (!intake.pending.reserve(length)) return refuse(res, h, 503, 'too many deliveries being read at once');
+  let body: Buffer | undefined;
   try {
-    body = await readBody(req);
-  } catch (e) {
-    h.refused(e instanceof TooLarge ? `body over ${MAX_HOOK_BODY} bytes` : 'body not read');
-    res.setHeader('connection', 'close');
-    return send(res, 413, { error: `body over ${MAX_HOOK_BODY} bytes` });
+    body = await readBody(req, intake.limits.bodyTimeoutMs);
+  } finally {
+    intake.pending.release(length);
   }
+  if (!body) return refuse(res, h, 408, `body not received within ${intake.limits.bodyTimeoutMs} ms`);
   const signature = req.headers['x-hub-signature-256'];
-  if (!signatureValid(h.secret(), body, typeof signature === 'string' ? signature : undefined)) {
-    h.refused(h.secret() ? (signature ? 'wrong signature' : 'no X-Hub-Signature-256') : 'no webhook secret configured');
+  if (!signatureValid(secret, body, typeof signature === 'string' ? signature : undefined)) {
+    h.refused('wrong signature');
     return send(res, 401, { error: 'signature missing or wrong' });
   }
   const event = req.headers['x-github-event'];
@@ -79,7 +124,7 @@ const PATHS: Record<string, string[]> = {
   '/status': ['GET', 'HEAD'],
 };
 
-async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks): Promise<void> {
+async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks, intake: Intake) {
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
   const methods = Object.hasOwn(PATHS, path) ? PATHS[path] : undefined;
@@ -90,7 +135,7 @@ async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks
   }
   switch (path) {
     case '/hooks/github':
-      return hook(req, res, h);
+      return hook(req, res, h, intake);
     case '/metrics': {
       const m = await h.metrics();
       return send(res, 200, m.text, m.contentType);
@@ -104,18 +149,25 @@ async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks
   }
 }
 
-export async function listen(host: string, port: number, h: ListenerHooks): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    route(req, res, h).catch(() => {
+/** `limits`: the defaults (LIMITS) but for tests that need a small one. */
+export async function listen(
+  host: string,
+  port: number,
+  h: ListenerHooks,
+  limits: ListenLimits = LIMITS,
+): Promise<{ server: Server; url: string }> {
+  const intake = { pending: new PendingBodies(limits.pendingBytes), limits };
+  const server = createServer({ connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
+    route(req, res, h, intake).catch(() => {
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
     });
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  boundConnections(server, limits);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
-    server.listen(port, host, () => done());
+    // A flood's connections wait in the kernel's queue rather than crowd a probe's out of it (the default, 511).
+    server.listen({ port, host, backlog: limits.backlog }, () => done());
   });
   const a = server.address() as AddressInfo;
   return { server, url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` };

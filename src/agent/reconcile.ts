@@ -139,7 +139,10 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       report.changes = changes.map((c) => ({ address: c.address, action: c.action }));
       report.remaining = changes.length;
       report.held = heldOf(plan);
-      if (input.autoApply && report.changes.length) {
+      // A commit can stop the agent writing (agent.auto_apply: false), never make it write: the operator's flag
+      // bounds it, and the schema refuses true.
+      report.autoApply = input.autoApply && opts.project?.agent?.auto_apply !== false;
+      if (report.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
         const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));

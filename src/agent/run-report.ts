@@ -12,6 +12,8 @@ export interface RunReport {
   /** the branch's tip as fetched in this run */
   tip?: string;
   refresh: 'full' | 'changed';
+  /** whether this run might write: the operator's --auto-apply, unless the commit says agent.auto_apply: false */
+  autoApply?: boolean;
   /** with --refresh changed: the documents not read (unchanged since the last apply: drift in them not checked) */
   notRead?: number;
   summary?: Plan['summary'];

@@ -1,5 +1,8 @@
 // The agent's own settings: its flags, over the `agent:` section of the configuration's tapedeck.yaml, over the
 // defaults. Every rule runs and all problems are reported together, as buildOptions does for the run's options.
+// What widens the agent's reach (writing, listening, sending, reading files on its machine) comes from the operator
+// only: the repository's section can hold none of it (the project schema refuses it, located), and may only
+// narrow (auto_apply: false, taken at each commit by reconcile.ts). --no-auto-apply wins over everything.
 import { UserError } from '../errors.js';
 import type { AgentSection } from '../project/project.js';
 import { collectProblems, positiveInt } from '../run/options.js';
@@ -11,9 +14,15 @@ export interface AgentFlags {
   interval?: string;
   fullEvery?: string;
   autoApply?: boolean;
+  /** --no-auto-apply: report only, whatever else says otherwise (its own flag, so the order of flags cannot undo it) */
+  noAutoApply?: boolean;
   listen?: string;
   webhookSecretFile?: string;
   notify?: string[];
+  /** notification URLs, one a line: kept out of argv, where every user of the machine can read them */
+  notifyFile?: string;
+  /** a token for --repo's https URL (git-auth.ts) */
+  repoTokenFile?: string;
   logFormat?: string;
 }
 
@@ -24,6 +33,7 @@ export interface AgentSettings {
   path: string;
   intervalMs: number;
   fullEvery: number;
+  /** the operator's: whether the agent may write at all (a commit's agent.auto_apply: false can still stop it) */
   autoApply: boolean;
   listen: { host: string; port: number };
   webhookSecretFile?: string;
@@ -57,6 +67,24 @@ export function parseListen(raw: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
 }
 
+/** --notify-file's URLs: one a line, blank lines and `#` comments skipped; a bad one is located by its line, never
+ *  repeated (it may hold a token). */
+export function notifyFileUrls(file: string, text: string): string[] {
+  const urls: string[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    const url = line.trim();
+    if (!url || url.startsWith('#')) return;
+    try {
+      urls.push(notifyUrl(url));
+    } catch {
+      throw new UserError(`${file}:${i + 1}: not an http(s) URL (the line is not repeated here: it may hold a token)`, {
+        code: 'E_INPUT',
+      });
+    }
+  });
+  return urls;
+}
+
 function notifyUrl(raw: string): string {
   let url: URL | undefined;
   try {
@@ -80,13 +108,11 @@ export function agentSettings(flags: AgentFlags, section: AgentSection = {}): Ag
   const interval = flags.interval ?? section.interval ?? '5m';
   const intervalMs = check(() => parseDuration(fromFile('--interval', 'interval'), interval)) ?? 0;
   const fullEvery = check(() => positiveInt('--full-every', flags.fullEvery, section.full_every ?? 12)) ?? 1;
-  const listen = check(() => parseListen(flags.listen ?? section.listen ?? '127.0.0.1:9464'));
+  const listen = check(() => parseListen(flags.listen ?? '127.0.0.1:9464'));
   const logFormat = flags.logFormat ?? section.log_format ?? 'text';
   if (logFormat !== 'text' && logFormat !== 'json')
     problems.push(new UserError(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`));
-  const notify = (flags.notify?.length ? flags.notify : (section.notify ?? [])).map(
-    (u) => check(() => notifyUrl(u)) ?? '',
-  );
+  const notify = (flags.notify ?? []).map((u) => check(() => notifyUrl(u)) ?? '');
   const path = flags.path ?? '.';
   if (path.split(/[\\/]/).includes('..'))
     problems.push(new UserError(`--path is a directory inside the repository, not ${JSON.stringify(path)}`));
@@ -98,9 +124,9 @@ export function agentSettings(flags: AgentFlags, section: AgentSection = {}): Ag
     path,
     intervalMs,
     fullEvery,
-    autoApply: flags.autoApply ?? section.auto_apply ?? false,
+    autoApply: !flags.noAutoApply && flags.autoApply === true && section.auto_apply !== false,
     listen: listen!,
-    webhookSecretFile: flags.webhookSecretFile ?? section.webhook_secret_file,
+    webhookSecretFile: flags.webhookSecretFile,
     notify,
     logFormat: logFormat as 'text' | 'json',
   };

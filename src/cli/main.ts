@@ -41,6 +41,16 @@ function maskingIo(io: Io): Io {
   };
 }
 
+/**
+ * --no-auto-apply as an option of its own (noAutoApply), not commander's negation of --auto-apply, whose last
+ * spelling would win: report only must win whatever order the flags come in.
+ */
+function noAutoApply(): Option {
+  const o = new Option('--no-auto-apply', 'never apply, whatever --auto-apply or the repository says');
+  o.negate = false;
+  return o;
+}
+
 export async function main(argv: string[], outside: Io, stop?: Promise<void>): Promise<number> {
   const io = maskingIo(outside);
   let code = 0;
@@ -198,13 +208,15 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
       'every Nth run reads everything live (drift); the others only what changed (default 12)',
     )
     .option('--auto-apply', 'apply what each run plans (default: only report)')
+    .addOption(noAutoApply())
     .option('--listen <host:port>', 'address of the HTTP listener (default 127.0.0.1:9464)')
     .option('--webhook-secret-file <file>', 'the GitHub webhook secret (else env TAPEDECK_WEBHOOK_SECRET)')
     .option(
-      '--notify <url>',
-      'POST a JSON notification here on drift, applied changes and failures (repeatable)',
-      collect,
+      '--notify-file <file>',
+      'notification URLs, one a line (# comments): each gets a JSON POST on drift, applied changes and failures',
     )
+    .option('--notify <url>', 'a notification URL (repeatable; visible in ps: prefer --notify-file)', collect)
+    .option('--repo-token-file <file>', "a token for --repo's https URL, given to git by a credential helper")
     .option('--log-format <format>', 'text (default) or json: one object per line');
   for (const o of platformOptions()) agent.addOption(o);
   documentOptions(agent).action(async (flags) => {

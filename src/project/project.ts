@@ -34,17 +34,16 @@ export interface Project {
   rules?: unknown[];
   /** change windows (src/windows/spec.ts reads them with their positions from `source`) */
   windows?: unknown[];
-  /** `tapedeck agent`'s settings; its flags override them */
+  /** `tapedeck agent`'s settings that the repository may give; its flags override them */
   agent?: AgentSection;
 }
 
+/** What the repository may set of the agent's settings: none that widens its reach (the schema refuses those). */
 export interface AgentSection {
   interval?: string;
   full_every?: number;
-  auto_apply?: boolean;
-  listen?: string;
-  webhook_secret_file?: string;
-  notify?: string[];
+  /** false only: the repository can stop the agent writing, never make it write */
+  auto_apply?: false;
   log_format?: 'text' | 'json';
 }
 

@@ -126,6 +126,9 @@ export function describe(e: ErrorObject, hidden = false): { pointer: string; mes
       };
     }
     case 'const':
+      // A value refused here by design (agent.auto_apply: true, from the repository) says why and what to do.
+      if (e.parentSchema?.['x-message'])
+        return { pointer: e.instancePath, message: `${at}: ${String(e.parentSchema['x-message'])}` };
       return {
         pointer: e.instancePath,
         message: `${at}: must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`,

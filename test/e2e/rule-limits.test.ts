@@ -62,14 +62,16 @@ describe('a rule cannot hang a run', () => {
 
   it('--deadline holds while the rules are evaluated: exit 1, E_DEADLINE, nothing written', async () => {
     emu = await emulator({});
-    // Each change costs the rule its whole budget (about a tenth of a second): 60 changes are far past 1 s.
+    // Each change costs each rule its whole budget (a few ms on a quiet machine, a tenth of a second on a busy
+    // one): 200 changes and 8 such rules are far past 1 s either way, while planning them is not.
+    const costly = Array.from({ length: 8 }, (_, i) => ({ name: `costly-${i}`, expression: sixNested }));
     const dir = testdir({
-      'a.yaml': Array.from({ length: 60 }, (_, i) => offer(`o${i}`)),
-      'rules/r.yaml': stringify([{ name: 'costly', expression: sixNested }]),
+      'a.yaml': Array.from({ length: 200 }, (_, i) => offer(`o${i}`)),
+      'rules/r.yaml': stringify(costly),
     });
     const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--deadline', '1', '--json'], { cwd: dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/the run passed its --deadline while the guardrail rules were evaluated \(\d+ of 60/);
+    expect(run.stderr).toMatch(/the run passed its --deadline while the guardrail rules were evaluated \(\d+ of 200/);
     expect(emu.writes()).toEqual([]);
   });
 });

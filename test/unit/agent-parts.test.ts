@@ -4,9 +4,11 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { notifications, syncOf } from '../../src/agent/events.js';
 import type { RunReport } from '../../src/agent/reconcile.js';
-import { parseDuration, parseListen } from '../../src/agent/settings.js';
+import { notifyFileUrls, parseDuration, parseListen } from '../../src/agent/settings.js';
 import { hookAction, signatureValid } from '../../src/agent/webhook.js';
-import { makeLog } from '../../src/agent/log.js';
+import { makeLog, type Fields } from '../../src/agent/log.js';
+import { refusalLog } from '../../src/agent/refusals.js';
+import { until } from '../helpers/agent.js';
 import { UNPRINTABLE } from '../../src/schema/values.js';
 import type { Io } from '../../src/types.js';
 
@@ -37,6 +39,22 @@ describe('agent settings', () => {
   });
 });
 
+describe('--notify-file', () => {
+  it('one URL a line; blank lines and # comments skipped', () => {
+    const text = '# slack\nhttps://hooks.example.com/T0/B0/k1\n\n  http://127.0.0.1:9/x  \r\n# end\n';
+    expect(notifyFileUrls('urls', text)).toEqual(['https://hooks.example.com/T0/B0/k1', 'http://127.0.0.1:9/x']);
+  });
+  it.each([
+    ['hooks.example.com/T0/B0/s3cr3t', 'urls:2:'],
+    ['ftp://host/s3cr3t', 'urls:2:'],
+  ])('%j is refused, located by its line, not repeated', (line, where) => {
+    expect(() => notifyFileUrls('urls', `https://ok.example/a\n${line}\n`)).toThrow(
+      new RegExp(`^${where} not an http\\(s\\) URL`),
+    );
+    expect(() => notifyFileUrls('urls', `https://ok.example/a\n${line}\n`)).not.toThrow(/s3cr3t/);
+  });
+});
+
 describe('the webhook', () => {
   const body = Buffer.from('{"ref":"refs/heads/main"}');
   const sig = (secret: string, b = body) => `sha256=${createHmac('sha256', secret).update(b).digest('hex')}`;
@@ -50,6 +68,12 @@ describe('the webhook', () => {
     ['not hex', 's', `sha256=${'z'.repeat(64)}`, false],
     ['upper-case hex (Buffer reads it the same)', 's', `sha256=${sig('s').slice(7).toUpperCase()}`, true],
     ['another body', 's', sig('s', Buffer.from('{}')), false],
+    ['the right one and trailing characters', 's', `${sig('s')}00`, false],
+    ['the right one and a space', 's', `${sig('s')} `, false],
+    ['two joined with a comma (a repeated header)', 's', `${sig('s')}, ${sig('t')}`, false],
+    ['the right one twice, joined', 's', `${sig('s')},${sig('s')}`, false],
+    ['a space before it', 's', ` ${sig('s')}`, false],
+    ['an upper-case algorithm', 's', sig('s').replace('sha256=', 'SHA256='), false],
   ])('%s', (_what, secret, header, ok) => {
     expect(signatureValid(secret, body, header)).toBe(ok);
   });
@@ -73,6 +97,18 @@ describe('the webhook', () => {
     ['no payload field', 'other=1', 'run'],
   ])('a form-encoded push for %s: %s', (_what, text, action) => {
     expect(hookAction('push', Buffer.from(text), 'main', 'application/x-www-form-urlencoded')).toBe(action);
+  });
+});
+
+describe("the webhook's refusals in the log", () => {
+  it('the first of each reason is a line at once; the repeats within the window, one line when it ends', async () => {
+    const lines: Fields[] = [];
+    const refused = refusalLog((_level, _msg, fields = {}) => lines.push(fields), 50);
+    for (let i = 0; i < 1000; i++) refused('wrong signature');
+    refused('no X-Hub-Signature-256');
+    expect(lines).toEqual([{ reason: 'wrong signature' }, { reason: 'no X-Hub-Signature-256' }]);
+    await until('the window to end', () => lines.length === 3);
+    expect(lines[2]).toEqual({ reason: 'wrong signature', repeated: 999, window_ms: 50 });
   });
 });
 

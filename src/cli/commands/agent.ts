@@ -5,9 +5,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from '../../agent/agent.js';
-import { Checkout, repoSecrets, shownRepo } from '../../agent/git.js';
+import { Checkout, shownRepo } from '../../agent/git.js';
+import { operatorInputs } from './agent-inputs.js';
 import { listen } from '../../agent/listener.js';
 import { makeLog } from '../../agent/log.js';
+import { refusalLog } from '../../agent/refusals.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
@@ -32,17 +34,24 @@ const isDirectory = (path: string) => {
   }
 };
 
+/** A delivery reads the secret's file again once this long has passed since the last read. */
+const SECRET_REREAD_MS = 1_000;
+
 /**
- * The webhook secret: the file's content (read at each delivery, so a rotated secret needs no restart), or the
- * environment's.
+ * The webhook secret: the file's content (read again at a delivery a second after the last read, so a rotated
+ * secret needs no restart, and a flood of deliveries is not a file read each), or the environment's. A new value
+ * is registered for masking once, not at every read.
  */
 function webhookSecret(file: string | undefined, io: Io): () => string | undefined {
+  let last: { at: number; value: string | undefined } | undefined;
   const read = () => {
+    if (last && Date.now() - last.at < SECRET_REREAD_MS) return last.value;
     const s = file
       ? readBounded(file, MAX_TOKEN_FILE_BYTES)?.toString('utf8').trim()
       : io.env.TAPEDECK_WEBHOOK_SECRET?.trim();
-    if (s) io.secret?.(s);
-    return s || undefined;
+    if (s && s !== last?.value) io.secret?.(s);
+    last = { at: Date.now(), value: s || undefined };
+    return last.value;
   };
   try {
     read();
@@ -111,8 +120,8 @@ async function runAgent(
   stop?: Promise<void>,
 ): Promise<number> {
   const mask = (t: string) => io.mask?.(t) ?? t;
-  for (const s of [...repoSecrets(flags.repo ?? ''), ...(flags.notify ?? [])]) io.secret?.(s);
-  const early = agentSettings(flags);
+  const inputs = operatorInputs(flags, io);
+  const early = agentSettings({ ...flags, notify: inputs.notify });
   // Paths on the agent's machine are made absolute: the runs' working directory is the checkout.
   const abs = (p: string) => resolve(io.cwd, p);
   const runFlags: CommonFlags = {
@@ -135,7 +144,7 @@ async function runAgent(
   const work = mkdtempSync(join(tmpdir(), 'tapedeck-agent-'));
   const stops: (() => void)[] = [];
   try {
-    const checkout = new Checkout(early.repo, early.branch, join(work, 'repo'), mask);
+    const checkout = new Checkout(early.repo, early.branch, join(work, 'repo'), mask, inputs.access);
     const head = await checkout.clone(io.cwd);
     await checkout.checkout(head);
     if (!isDirectory(join(checkout.dir, early.path)))
@@ -151,8 +160,7 @@ async function runAgent(
       io.err(renderers.text.issues({ issues }).err);
       throw new Reported();
     }
-    const settings = agentSettings(flags, project?.agent);
-    for (const s of settings.notify) io.secret?.(s);
+    const settings = agentSettings({ ...flags, notify: inputs.notify }, project?.agent);
     const secret = webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io);
     const { opts, flags: pinned } = firstOptions(runFlags, settings, checkout, io);
     opts.token(); // a missing or unusable token stops the start, not every run
@@ -185,7 +193,7 @@ async function runAgent(
         log('info', 'webhook: a push to the branch, reconciling now', {});
         agent.trigger();
       },
-      refused: (why) => log('warn', 'webhook refused', { reason: why }),
+      refused: refusalLog(log),
     }).catch((e) => {
       const code = (e as NodeJS.ErrnoException).code;
       throw new UserError(
