@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   E_AUTH: 'the platform refused the token (401) or what it may do (403)',
   E_NETWORK:
     'the platform could not be reached or did not answer in time; or the emulator or the agent cannot listen on its address',
+  E_GIT:
+    "the agent's git could not clone or fetch its repository: the server unreachable or refusing, the branch missing",
   E_DEADLINE: 'the run passed its --deadline, or the platform asked for a longer pause than the run allows',
   E_API: 'the platform refused a request, or answered something tapedeck cannot use',
   E_OUTCOME_UNKNOWN: 'a write may have taken effect without a clear answer; the next plan looks again',

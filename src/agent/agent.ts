@@ -5,13 +5,13 @@ import { errorLine, UserError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { tapedeckVersion } from '../version.js';
 import type { Log } from './log.js';
-import type { AgentMetrics } from './metrics.js';
+import type { AgentMetrics, Sync } from './metrics.js';
 import type { Notifier } from './notify.js';
 import { heldUntil, reconcile, type Commits, type RunInput, type RunReport } from './reconcile.js';
 import { systemClock } from '../util/clock.js';
 import type { AgentSettings } from './settings.js';
 import { shownRepo } from './git.js';
-import { notifications } from './events.js';
+import { notifications, syncOf } from './events.js';
 
 export interface AgentParts {
   settings: AgentSettings;
@@ -45,6 +45,7 @@ export class Agent {
   private lastSuccessAt: string | undefined;
   private lastError: { at: string; code?: string; message: string } | undefined;
   private nextRunAt: string | undefined;
+  private sync: Sync | undefined;
   private readonly told = { drift: '', failure: '', held: '' };
   /** the leader's own confirmations of its lock, between runs too: /status never says leader without the lock */
   private watch: NodeJS.Timeout | undefined;
@@ -203,13 +204,15 @@ export class Agent {
       duration_ms: finished - started,
     };
     this.p.metrics.run(report.result, (finished - started) / 1000);
-    if (report.summary) this.p.metrics.planned(report.changes?.length ?? 0);
+    if (report.summary) this.p.metrics.planned(report.remaining ?? 0, report.corrected ?? 0);
     this.p.metrics.held(report.held?.length ?? 0);
+    this.sync = syncOf(report, this.commits, this.sync?.tip);
+    this.p.metrics.sync(this.sync);
     this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
     if (report.result === 'success') this.lastSuccessAt = this.last.finished_at;
     else this.lastError = { at: this.last.finished_at, code: report.errorCode, message: report.error ?? report.result };
     this.logRun(report, finished - started);
-    for (const e of notifications(report, this.p.environment, this.told)) this.p.notifier.notify(e);
+    for (const e of notifications(report, this.p.environment, this.told, this.sync)) this.p.notifier.notify(e);
     // A database connection that broke loses the lock with it: stand by, and take it again if it is free.
     if (report.result === 'failed' && this.role === 'leader' && this.backend && this.p.sharedState) {
       try {
@@ -228,6 +231,7 @@ export class Agent {
       run: this.runs,
       commit: r.commit?.slice(0, 12),
       rejected: r.rejected?.slice(0, 12),
+      sync: this.sync?.status,
       refresh: r.refresh,
       not_read: r.notRead,
       duration_ms: ms,
@@ -260,6 +264,9 @@ export class Agent {
           full_every: settings.fullEvery,
           commit: this.commits.good ?? null,
           rejected_commit: this.commits.rejected ?? null,
+          sync: this.sync
+            ? { status: this.sync.status, commit: this.sync.commit ?? null, tip: this.sync.tip ?? null }
+            : null,
           runs: this.runs,
           last_run: l
             ? {

@@ -1,7 +1,8 @@
 // What a run tells the notification URLs: drift found (report mode), changes applied, a commit rejected, a failure.
 // A state that stays the same (the same drift, the same failure) is told once, not at every interval.
+import type { Sync } from './metrics.js';
 import type { AgentEvent } from './notify.js';
-import type { RunReport } from './run-report.js';
+import type { Commits, RunReport } from './run-report.js';
 
 const short = (c?: string) => c?.slice(0, 12);
 export const counted = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -11,13 +12,28 @@ const listed = (changes: { address: string; action: string }[]) =>
     .map((c) => `${c.action} ${c.address}`)
     .join(', ')}${changes.length > 10 ? `, and ${changes.length - 10} more` : ''}`;
 
+/**
+ * Where the branch stands after a run. A tip that failed its checks is `rejected` for as long as it is the tip,
+ * whatever the runs that reconcile the last good commit find (a run of the old commit succeeding must not clear the
+ * alert while the branch stays unapplied); then a failed run, then anything still differing, else synced.
+ */
+export function syncOf(r: RunReport, commits: Commits, lastTip?: string): Sync {
+  const tip = r.tip ?? lastTip;
+  const at = { commit: commits.good, tip };
+  if (tip && tip === commits.rejected) return { status: 'rejected', ...at };
+  if (r.result === 'failed') return { status: 'failed', ...at };
+  if (r.result === 'invalid' || (r.remaining ?? 0) > 0) return { status: 'out_of_sync', ...at };
+  return { status: 'synced', ...at };
+}
+
 /** `told` remembers what was last told (the drift's and the failure's fingerprints), across runs. */
 export function notifications(
   r: RunReport,
   environment: string,
   told: { drift: string; failure: string; held: string },
+  sync?: Sync,
 ): AgentEvent[] {
-  const base = { environment, commit: r.commit };
+  const base = { environment, commit: r.commit, ...(sync ? { sync_status: sync.status, tip: sync.tip } : {}) };
   const events: AgentEvent[] = [];
   events.push(...heldEvent(r, environment, told));
   if (r.result === 'invalid') {

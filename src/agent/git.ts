@@ -66,6 +66,7 @@ export class Checkout {
           fail(
             new UserError(
               `git ${args[0]} of ${shownRepo(this.repo)} (branch ${this.branch}) failed: ${this.mask(why)}`,
+              { code: 'E_GIT' },
             ),
           );
         },
@@ -82,8 +83,26 @@ export class Checkout {
     return local;
   }
 
+  /**
+   * The branch must be one: a tag of that name is refused in one line (a tag does not move, so following it would
+   * never see a new commit; the agent follows branches only), and a name that is neither is a git error.
+   */
+  private async checkBranch(source: string, cwd: string): Promise<void> {
+    const refs = (await this.git(['ls-remote', '--heads', '--tags', '--', source, this.branch], cwd))
+      .split('\n')
+      .map((l) => l.split('\t')[1]);
+    if (refs.includes(`refs/heads/${this.branch}`)) return;
+    const repo = shownRepo(this.repo);
+    if (refs.includes(`refs/tags/${this.branch}`))
+      throw new UserError(
+        `--branch ${this.branch} is a tag of ${repo}, not a branch: the agent follows a branch (each new commit on it); to hold a release, give it a branch of its own`,
+      );
+    throw new UserError(`--branch ${this.branch}: ${repo} has no such branch`, { code: 'E_GIT' });
+  }
+
   /** Clones the branch (no checkout yet); the commit at its tip. */
   async clone(cwd: string): Promise<string> {
+    await this.checkBranch(this.source(cwd), cwd);
     await this.git(
       [
         'clone',

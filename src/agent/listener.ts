@@ -108,22 +108,34 @@ async function hook(req: IncomingMessage, res: ServerResponse, h: ListenerHooks,
     return send(res, 401, { error: 'signature missing or wrong' });
   }
   const event = req.headers['x-github-event'];
-  const action = hookAction(typeof event === 'string' ? event : undefined, body, h.branch);
+  const action = hookAction(typeof event === 'string' ? event : undefined, body, h.branch, req.headers['content-type']);
   if (action === 'run') h.trigger();
   send(res, action === 'run' ? 202 : 200, {
     [action === 'run' ? 'triggered' : action === 'pong' ? 'pong' : 'ignored']: true,
   });
 }
 
+/** The listener's paths and the methods each answers; any other path is 404, whatever its method. */
+const PATHS: Record<string, string[]> = {
+  '/hooks/github': ['POST'],
+  '/metrics': ['GET', 'HEAD'],
+  '/healthz': ['GET', 'HEAD'],
+  '/readyz': ['GET', 'HEAD'],
+  '/status': ['GET', 'HEAD'],
+};
+
 async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks, intake: Intake) {
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
-  if (path === '/hooks/github') {
-    if (method !== 'POST') return send(res, 405, { error: 'POST only' });
-    return hook(req, res, h, intake);
+  const methods = Object.hasOwn(PATHS, path) ? PATHS[path] : undefined;
+  if (!methods) return send(res, 404, { error: 'not found: /metrics, /healthz, /readyz, /status, POST /hooks/github' });
+  if (!methods.includes(method)) {
+    res.setHeader('allow', methods.join(', '));
+    return send(res, 405, { error: `${methods[0]} only` });
   }
-  if (method !== 'GET' && method !== 'HEAD') return send(res, 405, { error: 'GET only' });
   switch (path) {
+    case '/hooks/github':
+      return hook(req, res, h, intake);
     case '/metrics': {
       const m = await h.metrics();
       return send(res, 200, m.text, m.contentType);
@@ -132,10 +144,8 @@ async function route(req: IncomingMessage, res: ServerResponse, h: ListenerHooks
       return send(res, 200, 'ok\n');
     case '/readyz':
       return h.ready() ? send(res, 200, 'ready\n') : send(res, 503, 'not ready: the first run has not finished\n');
-    case '/status':
-      return send(res, 200, h.status());
     default:
-      return send(res, 404, { error: 'not found: /metrics, /healthz, /readyz, /status, POST /hooks/github' });
+      return send(res, 200, h.status());
   }
 }
 

@@ -1,8 +1,25 @@
 // The agent's metrics, in the Prometheus text format through prom-client (the format's reference implementation for
-// Node: escaping, histograms and the content type are its job, not ours). A registry of its own, no global one.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+// Node: escaping, histograms and the content type are its job, not ours). A registry of its own, no global one, with
+// prom-client's default process and runtime metrics (memory, CPU, event-loop lag, start time) in it.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { tapedeckVersion } from '../version.js';
 
 export type RunResult = 'success' | 'failed' | 'invalid';
+
+/**
+ * Where the branch stands, as Argo CD and Flux say it: synced (the tip is applied and the platform matches it),
+ * out_of_sync (the platform differs from the last good commit: drift, or changes not applied), rejected (the tip
+ * failed its checks: it stays so until a newer commit is applied), failed (the last run could not plan or apply).
+ */
+export type SyncStatus = 'synced' | 'out_of_sync' | 'rejected' | 'failed';
+
+export interface Sync {
+  status: SyncStatus;
+  /** the commit reconciled (the last good one), if any */
+  commit?: string;
+  /** the branch's tip as last fetched */
+  tip?: string;
+}
 
 export class AgentMetrics {
   readonly registry = new Registry();
@@ -23,9 +40,20 @@ export class AgentMetrics {
     help: 'When the last successful run ended (Unix time)',
     registers: [this.registry],
   });
+  private readonly syncInfo = new Gauge({
+    name: 'tapedeck_agent_sync_info',
+    help: 'Always 1, on one series: the commit reconciled, the branch tip, and status synced, out_of_sync, rejected (the tip failed its checks; until a newer commit is applied) or failed',
+    labelNames: ['commit', 'tip', 'status'],
+    registers: [this.registry],
+  });
   private readonly drifted = new Gauge({
     name: 'tapedeck_agent_resources_drifted',
-    help: 'Resources the last plan found different from the repository (creates, updates, releases, moves)',
+    help: 'Resources that differ from the repository after the last run (with --auto-apply, what it applied is not counted)',
+    registers: [this.registry],
+  });
+  private readonly corrected = new Counter({
+    name: 'tapedeck_agent_corrections_total',
+    help: 'Resources changed outside tapedeck (drift found by a full run) that an apply put back',
     registers: [this.registry],
   });
   private readonly applied = new Counter({
@@ -57,6 +85,13 @@ export class AgentMetrics {
   });
 
   constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'tapedeck_build_info',
+      help: 'Always 1: the version of tapedeck running',
+      labelNames: ['version'],
+      registers: [this.registry],
+    }).set({ version: tapedeckVersion() }, 1);
     // Every series exists from the start: a dashboard or alert sees 0, not "no data", before the first failure.
     for (const result of ['success', 'failed', 'invalid']) this.runs.inc({ result }, 0);
     for (const kind of ['read', 'write']) this.requests.inc({ kind }, 0);
@@ -70,8 +105,16 @@ export class AgentMetrics {
     if (result === 'success') this.lastSuccess.set(Date.now() / 1000);
   }
 
-  planned(drifted: number): void {
+  /** After a run that planned: what still differs, and the drifted resources its apply put back. */
+  planned(drifted: number, corrected: number): void {
     this.drifted.set(drifted);
+    this.corrected.inc(corrected);
+  }
+
+  /** One series at a time: the last one replaces the one before (a commit label that moved on is gone). */
+  sync(s: Sync): void {
+    this.syncInfo.reset();
+    this.syncInfo.set({ commit: s.commit ?? '', tip: s.tip ?? '', status: s.status }, 1);
   }
 
   sent(counts: { reads: number; writes: number; throttled: number }, applied: number): void {

@@ -13,15 +13,9 @@ import type { Io, Issue, Plan } from '../types.js';
 import { nearestPos } from '../validate/locate.js';
 import { counted } from './events.js';
 import type { Checkout } from './git.js';
-import type { RunReport } from './run-report.js';
+import type { Commits, RunReport } from './run-report.js';
 
-export type { RunReport };
-
-/** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */
-export interface Commits {
-  good?: string;
-  rejected?: string;
-}
+export type { Commits, RunReport };
 
 export interface RunInput {
   checkout: Checkout;
@@ -131,6 +125,7 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
   const { commits, checkout } = input;
   try {
     const head = await checkout.fetch();
+    report.tip = head;
     if (head !== commits.good && head !== commits.rejected) {
       await checkout.checkout(head);
       const problem = await problems(input, io, details);
@@ -165,9 +160,9 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       const { plan } = planned;
       report.notRead = plan.refresh?.not_read;
       report.summary = plan.summary;
-      report.changes = plan.changes
-        .filter((c) => c.action !== 'noop')
-        .map((c) => ({ address: c.address, action: c.action }));
+      const changes = plan.changes.filter((c) => c.action !== 'noop');
+      report.changes = changes.map((c) => ({ address: c.address, action: c.action }));
+      report.remaining = changes.length;
       report.held = heldOf(plan);
       // A commit can stop the agent writing (agent.auto_apply: false), never make it write: the operator's flag
       // bounds it, and the schema refuses true.
@@ -175,6 +170,9 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       if (report.autoApply && report.changes.length) {
         const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
         report.applied = result.summary;
+        const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));
+        report.remaining = changes.filter((c) => !applied.has(c.address)).length;
+        report.corrected = changes.filter((c) => applied.has(c.address) && c.drift?.length).length;
         // A change a window holds waits for it, as planned: not a failure.
         report.failures = result.results
           .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')

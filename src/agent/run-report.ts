@@ -9,6 +9,8 @@ export interface RunReport {
   commit?: string;
   /** a new commit that failed its checks in this run */
   rejected?: string;
+  /** the branch's tip as fetched in this run */
+  tip?: string;
   refresh: 'full' | 'changed';
   /** whether this run might write: the operator's --auto-apply, unless the commit says agent.auto_apply: false */
   autoApply?: boolean;
@@ -18,6 +20,10 @@ export interface RunReport {
   /** what the plan would change (create, update, release, ...), by address */
   changes?: { address: string; action: string }[];
   applied?: ApplyResult['summary'];
+  /** what still differs from the commit after the run: the plan's changes less those applied */
+  remaining?: number;
+  /** applied changes that put back a resource changed outside tapedeck (the plan's drift) */
+  corrected?: number;
   /** changes a change window holds back now (applied in the first run after it closes), by address */
   held?: { address: string; action: string; windows: string[]; next_allowed: string | null }[];
   /** applied changes that did not go through, by address */
@@ -28,4 +34,10 @@ export interface RunReport {
   /** the run's messages (document issues, platform failures), as `plan` would have printed them */
   details: string[];
   requests: { reads: number; writes: number; throttled: number };
+}
+
+/** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */
+export interface Commits {
+  good?: string;
+  rejected?: string;
 }

@@ -46,14 +46,35 @@ export function hookRefusal(headers: IncomingHttpHeaders): Refusal | undefined {
   return undefined;
 }
 
-/** What a verified delivery asks for: a run (a push to our branch), nothing (another branch), or a pong. */
-export function hookAction(event: string | undefined, body: Buffer, branch: string): 'run' | 'ignore' | 'pong' {
+/**
+ * A delivery's payload: the body itself (content type application/json), or its `payload` field (GitHub's
+ * application/x-www-form-urlencoded deliveries); undefined when it cannot be read.
+ */
+function payload(body: Buffer, contentType: string | undefined): unknown {
+  const text = body.toString('utf8');
+  try {
+    if (/^application\/x-www-form-urlencoded\b/i.test(contentType ?? ''))
+      return JSON.parse(new URLSearchParams(text).get('payload') ?? '');
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a verified delivery asks for: a run (a push to our branch), nothing (another branch), or a pong. Either
+ * content type GitHub sends is read; a push whose payload cannot be read at all runs (it was signed with our secret,
+ * and a fetch costs little), and one without a ref too.
+ */
+export function hookAction(
+  event: string | undefined,
+  body: Buffer,
+  branch: string,
+  contentType?: string,
+): 'run' | 'ignore' | 'pong' {
   if (event === 'ping') return 'pong';
   if (event !== 'push') return 'ignore';
-  try {
-    const ref = (JSON.parse(body.toString('utf8')) as { ref?: unknown }).ref;
-    return ref === undefined || ref === `refs/heads/${branch}` ? 'run' : 'ignore';
-  } catch {
-    return 'run'; // a form-encoded delivery: verified all the same, and a fetch costs little
-  }
+  const p = payload(body, contentType);
+  const ref = p && typeof p === 'object' ? (p as { ref?: unknown }).ref : undefined;
+  return ref === undefined || ref === `refs/heads/${branch}` ? 'run' : 'ignore';
 }

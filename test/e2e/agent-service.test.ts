@@ -96,16 +96,25 @@ describe('tapedeck agent', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const families = parsePrometheus(await res.text());
     const family = (name: string) => families.find((f) => f.name === name)!;
-    expect(families.map((f) => f.name).sort()).toEqual([
+    // tapedeck's own (prom-client's process and runtime metrics beside them: agent-signals.test.ts).
+    expect(
+      families
+        .map((f) => f.name)
+        .filter((n) => n.startsWith('tapedeck_'))
+        .sort(),
+    ).toEqual([
       'tapedeck_agent_changes_applied_total',
       'tapedeck_agent_changes_held',
+      'tapedeck_agent_corrections_total',
       'tapedeck_agent_last_success_timestamp_seconds',
       'tapedeck_agent_lock_held',
       'tapedeck_agent_requests_total',
       'tapedeck_agent_resources_drifted',
       'tapedeck_agent_run_duration_seconds',
       'tapedeck_agent_runs_total',
+      'tapedeck_agent_sync_info',
       'tapedeck_agent_throttled_requests_total',
+      'tapedeck_build_info',
     ]);
     const runs = Object.fromEntries(
       family('tapedeck_agent_runs_total').metrics.map((m) => [m.labels?.result, Number(m.value)]),
@@ -154,7 +163,7 @@ describe('tapedeck agent', () => {
       [['--repo', cwd, '--listen', 'nowhere'], /^error: --listen takes HOST:PORT/],
       [
         ['--repo', 'https://user:tok3n-value@127.0.0.1:1/x.git'],
-        /^error: git clone of https:\/\/127\.0\.0\.1:1\/x\.git \(branch main\) failed: /m, // after the warning
+        /^error: git ls-remote of https:\/\/127\.0\.0\.1:1\/x\.git \(branch main\) failed: /m, // after the warning
       ],
       [['--repo', join(cwd, 'nothing-here')], /^error: --repo .*nothing-here: no such directory/],
     ];

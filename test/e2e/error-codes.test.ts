@@ -188,6 +188,7 @@ const cases: Record<Exclude<ErrorCode, keyof typeof notByRun>, () => Promise<Cli
 /** Codes no failing run gives, and why. */
 const notByRun = {
   E_INTERNAL: 'a bug by definition: any error that is not a TapedeckError (test/unit/error-codes.test.ts)',
+  E_GIT: "the agent's alone, in its JSON log line and /status (test/e2e/agent-service.test.ts: a missing branch)",
 } as const;
 
 describe('each code comes from a real failing run, in its JSON output', () => {

@@ -2,7 +2,7 @@
 // for, which notifications a run's report makes (each drift or failure told once), and the log's escaping.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { notifications } from '../../src/agent/events.js';
+import { notifications, syncOf } from '../../src/agent/events.js';
 import type { RunReport } from '../../src/agent/reconcile.js';
 import { notifyFileUrls, parseDuration, parseListen } from '../../src/agent/settings.js';
 import { hookAction, signatureValid } from '../../src/agent/webhook.js';
@@ -87,6 +87,16 @@ describe('the webhook', () => {
     [undefined, '{}', 'ignore'],
   ])('event %s with %s: %s', (event, text, action) => {
     expect(hookAction(event, Buffer.from(text), 'main')).toBe(action);
+  });
+  const form = (payload: object) => new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  it.each([
+    ['our branch', form({ ref: 'refs/heads/main' }), 'run'],
+    ['another branch', form({ ref: 'refs/heads/other' }), 'ignore'],
+    ['a tag', form({ ref: 'refs/tags/v1' }), 'ignore'],
+    ['no ref', form({}), 'run'],
+    ['no payload field', 'other=1', 'run'],
+  ])('a form-encoded push for %s: %s', (_what, text, action) => {
+    expect(hookAction('push', Buffer.from(text), 'main', 'application/x-www-form-urlencoded')).toBe(action);
   });
 });
 
@@ -187,4 +197,30 @@ describe('the log', () => {
       if (format === 'json') expect(JSON.parse(out).error).toBe(hostile);
     },
   );
+});
+
+describe('the sync status of a run', () => {
+  const good = 'a'.repeat(40);
+  const bad = 'b'.repeat(40);
+  const run: RunReport = {
+    result: 'success',
+    refresh: 'full',
+    details: [],
+    requests: { reads: 0, writes: 0, throttled: 0 },
+  };
+  it.each([
+    ['a clean run at the tip', { ...run, tip: good, remaining: 0 }, { good }, 'synced'],
+    ['changes left (report only, or not all applied)', { ...run, tip: good, remaining: 2 }, { good }, 'out_of_sync'],
+    ['a run of the old commit while the tip is rejected', { ...run, tip: bad }, { good, rejected: bad }, 'rejected'],
+    [
+      'a failed run while the tip is rejected',
+      { ...run, result: 'failed', tip: bad },
+      { good, rejected: bad },
+      'rejected',
+    ],
+    ['a failed run', { ...run, result: 'failed', tip: good }, { good }, 'failed'],
+    ['a fetch that failed: the tip as last seen', { ...run, result: 'failed' }, { good }, 'failed'],
+  ] as const)('%s', (_what, report, commits, status) => {
+    expect(syncOf(report as RunReport, commits, good)).toEqual({ status, commit: good, tip: report.tip ?? good });
+  });
 });

@@ -1,7 +1,7 @@
 // `tapedeck agent`: the repository cloned into a directory of its own, the settings read from its first commit's
 // tapedeck.yaml under the flags, the state's lock taken (a file state held elsewhere refuses the start; a database
 // state stands by), the listener started, then the loop until SIGTERM (or `stop`, for tests).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Agent } from '../../agent/agent.js';
@@ -13,7 +13,8 @@ import { refusalLog } from '../../agent/refusals.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
-import { Reported, UserError } from '../../errors.js';
+import { Reported, TapedeckError, UserError } from '../../errors.js';
+import { formatIssue } from '../../report/text.js';
 import { loadProject } from '../../project/project.js';
 import { renderers } from '../../report/formats.js';
 import { isPostgresUrl } from '../../state/postgres-url.js';
@@ -24,6 +25,14 @@ import { stateBackend, stateShown } from '../../run/state-access.js';
 import { leaseTimes, lockBoundOf } from '../../state/lease.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 /** A delivery reads the secret's file again once this long has passed since the last read. */
 const SECRET_REREAD_MS = 1_000;
@@ -87,7 +96,31 @@ function firstOptions(
   return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo, { role }), flags: pinned };
 }
 
+/**
+ * The agent, whose failures to start follow --log-format (or tapedeck.yaml's agent.log_format once it is read): with
+ * json, one log line `{"level": "error", "msg": "agent not started", "error", "error_code"}` per problem instead of
+ * the CLI's text; exit 1 either way.
+ */
 export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Promise<void>): Promise<number> {
+  const logAs = { format: flags.logFormat === 'json' ? ('json' as const) : ('text' as const) };
+  try {
+    return await runAgent(flags, io, logAs, stop);
+  } catch (e) {
+    if (logAs.format !== 'json' || !(e instanceof TapedeckError) || (e instanceof Reported && !e.errors.length))
+      throw e;
+    const log = makeLog(io, 'json', false);
+    for (const p of e instanceof Reported ? e.errors : [e])
+      log('error', 'agent not started', { error: p.line(), error_code: p.code });
+    throw new Reported();
+  }
+}
+
+async function runAgent(
+  flags: AgentCommandFlags,
+  io: Io,
+  logAs: { format: 'text' | 'json' },
+  stop?: Promise<void>,
+): Promise<number> {
   const mask = (t: string) => io.mask?.(t) ?? t;
   const inputs = operatorInputs(flags, io);
   const early = agentSettings({ ...flags, notify: inputs.notify });
@@ -114,9 +147,18 @@ export async function agentCommand(flags: AgentCommandFlags, io: Io, stop?: Prom
   const stops: (() => void)[] = [];
   try {
     const checkout = new Checkout(early.repo, early.branch, join(work, 'repo'), mask, inputs.access);
-    await checkout.checkout(await checkout.clone(io.cwd));
+    const head = await checkout.clone(io.cwd);
+    await checkout.checkout(head);
+    if (!isDirectory(join(checkout.dir, early.path)))
+      throw new UserError(
+        `--path ${early.path}: no such directory in ${shownRepo(early.repo)} at ${head.slice(0, 12)} (branch ${early.branch}); give the configuration's directory inside the repository`,
+        { code: 'E_INPUT' },
+      );
     const { project, issues } = loadProject(join(checkout.dir, early.path), checkout.dir);
+    if (project?.agent?.log_format && !flags.logFormat) logAs.format = project.agent.log_format;
     if (issues.length) {
+      if (logAs.format === 'json')
+        throw new Reported(issues.map((i) => new UserError(formatIssue(i), { code: 'E_VALIDATION' })));
       io.err(renderers.text.issues({ issues }).err);
       throw new Reported();
     }
