@@ -1,6 +1,9 @@
 // The shared vocabulary of the pipeline: load -> validate -> resolve -> read live -> diff -> plan -> apply.
 import type { Json, JsonObject } from './schema/values.js';
 import type { ErrorCode } from './errors.js';
+import type { Allowance, RulesReport, WindowOverride, WindowsReport } from './verdicts.js';
+
+export type { Allowance, RuleFinding, RulesReport, WindowFinding, WindowOverride, WindowsReport } from './verdicts.js';
 
 export interface Pos {
   line: number;
@@ -166,34 +169,6 @@ export interface StateRef {
   serial: number;
 }
 
-/** A guardrail rule's finding on one change: its expression was false (failed), or could not be evaluated (error). */
-export interface RuleFinding {
-  rule: string;
-  severity: 'deny' | 'warn';
-  address: string;
-  action: string;
-  outcome: 'failed' | 'error';
-  message: string;
-  /** where the change's document is (relative to the working directory), for annotations; absent for a release */
-  file?: string;
-  line?: number;
-  /** the reason given with --allow RULE=REASON: this denial does not stop apply */
-  allowed?: string;
-}
-
-/** `--allow RULE=REASON`: a denial of RULE let through, and why. */
-export interface Allowance {
-  rule: string;
-  reason: string;
-}
-
-/** The guardrails' verdict on a plan: how many rules were checked, what failed, what was allowed. */
-export interface RulesReport {
-  checked: number;
-  results: RuleFinding[];
-  allowances: Allowance[];
-}
-
 export interface Plan {
   format_version: 1;
   /** the tapedeck that made it: a saved plan is applied only by the same version */
@@ -223,41 +198,6 @@ export interface Plan {
   windows?: WindowsReport;
   /** sha-256 of the plan without this field: an edited saved plan is refused */
   checksum?: string;
-}
-
-/** --override-window NAME=REASON: a window's hold lifted, with the reason a reviewer reads. */
-export interface WindowOverride {
-  window: string;
-  reason: string;
-}
-
-/** Why one window holds one change back. */
-export interface WindowFinding {
-  window: string;
-  kind: 'deny' | 'allow';
-  reason: string;
-  /** when this window stops holding it (RFC 3339), null where that is not known now (a live status) */
-  until: string | null;
-  /** the event that makes a `during: live_events` window hold it */
-  event?: string;
-  /** the reason given with --override-window: this window does not hold it */
-  overridden?: string;
-}
-
-/** The change windows' verdict on a plan's writes at one instant (src/windows/evaluate.ts). */
-export interface WindowsReport {
-  checked_at: string;
-  /** how many windows were checked */
-  checked: number;
-  /** every write some window holds, or held before an override */
-  changes: Array<{
-    address: string;
-    action: string;
-    held: boolean;
-    next_allowed: string | null;
-    windows: WindowFinding[];
-  }>;
-  overrides: WindowOverride[];
 }
 
 /** One document as it is to be: its spec with every known reference filled in, in the API's wire form. */

@@ -2,6 +2,7 @@
 // the refresh mode, and the files flags name (read with a bound).
 import { resolve } from 'node:path';
 import { UserError } from '../errors.js';
+import { FORMATS, type Format, type IssueFormat } from '../report/formats.js';
 import type { TokenSource } from './credentials.js';
 import { MAX_FILE_BYTES, parseFile } from '../load/load.js';
 import { formatIssue } from '../report/text.js';
@@ -113,4 +114,25 @@ export type RefreshMode = (typeof REFRESH_MODES)[number];
 export function refreshMode(raw: string | undefined): RefreshMode {
   if (raw === undefined || (REFRESH_MODES as readonly string[]).includes(raw)) return (raw ?? 'full') as RefreshMode;
   throw new UserError(`--refresh must be ${REFRESH_MODES.join(' or ')}, not ${JSON.stringify(raw)}`);
+}
+
+/**
+ * What stdout carries: `format` for plans and apply results, `issueFormat` for the issues found in the input.
+ * `github` (annotations) is for validate's issues, and plan's and apply's guardrail findings (their plans are text).
+ */
+export function outputFormats(
+  f: { format?: string; json?: boolean },
+  allowed: readonly IssueFormat[] = FORMATS,
+): { format: Format; issueFormat: IssueFormat } {
+  const format = f.format ?? 'text';
+  if (format === 'github' && !allowed.includes('github'))
+    throw new UserError(
+      '--format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json',
+    );
+  if (!(allowed as readonly string[]).includes(format))
+    throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
+  if (f.json && f.format && format !== 'json')
+    throw new UserError(`--json and --format ${format} both choose the output: pass one`);
+  const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
+  return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
 }

@@ -16,6 +16,7 @@ import type { Clock } from '../types.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
 import {
+  outputFormats,
   parseVars,
   positiveInt,
   readAllowances,
@@ -26,7 +27,14 @@ import {
 } from './flag-values.js';
 import { namedTokenValues, tokenSource, type TokenRole } from './credentials.js';
 
-export { MAX_TOKEN_FILE_BYTES, parseVars, positiveInt, REFRESH_MODES, type RefreshMode } from './flag-values.js';
+export {
+  MAX_TOKEN_FILE_BYTES,
+  outputFormats,
+  parseVars,
+  positiveInt,
+  REFRESH_MODES,
+  type RefreshMode,
+} from './flag-values.js';
 
 export interface CommonFlags {
   baseUrl?: string;
@@ -118,27 +126,6 @@ export interface RunOptions {
   token: () => string;
   /** where the token comes from, to name in a message (never its value) */
   tokenSource: string;
-}
-
-/**
- * What stdout carries: `format` for plans and apply results, `issueFormat` for the issues found in the input.
- * `github` (annotations) is for validate's issues, and plan's and apply's guardrail findings (their plans are text).
- */
-export function outputFormats(
-  f: Pick<CommonFlags, 'format' | 'json'>,
-  allowed: readonly IssueFormat[] = FORMATS,
-): { format: Format; issueFormat: IssueFormat } {
-  const format = f.format ?? 'text';
-  if (format === 'github' && !allowed.includes('github'))
-    throw new UserError(
-      '--format github (GitHub Actions annotations) is only for tapedeck validate, plan and apply; this command prints text, markdown or json',
-    );
-  if (!(allowed as readonly string[]).includes(format))
-    throw new UserError(`--format must be ${allowed.join(', ')}, not ${JSON.stringify(format)}`);
-  if (f.json && f.format && format !== 'json')
-    throw new UserError(`--json and --format ${format} both choose the output: pass one`);
-  const chosen: IssueFormat = f.json ? 'json' : (format as IssueFormat);
-  return { format: chosen === 'github' ? 'text' : chosen, issueFormat: chosen };
 }
 
 const isFile = (path: string) => {
