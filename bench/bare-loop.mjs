@@ -5,6 +5,7 @@
 // Usage: node bench/bare-loop.mjs PATHS_FILE COUNT --base-url URL --concurrency C
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
+import { reportCost } from './report.mjs';
 
 const [pathsFile, count] = process.argv.slice(2);
 const option = (name) => process.argv[process.argv.indexOf(name) + 1];
@@ -41,12 +42,5 @@ await Promise.all(
     while (next < Number(count)) await get(paths[next++ % paths.length]);
   }),
 );
-const cpu = process.cpuUsage(cpu0);
-const report = {
-  code: 0,
-  wall_ms: Math.round(performance.now() - started),
-  cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
-  max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-};
+reportCost(started, cpu0, {});
 await pool.close();
-process.stderr.write(`\nBENCH ${JSON.stringify(report)}\n`);

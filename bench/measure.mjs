@@ -3,6 +3,7 @@
 import { tuneEngine } from '../dist/run/engine.js';
 import { main } from '../dist/cli/main.js';
 import { processIo } from '../dist/cli/io.js';
+import { reportCost } from './report.mjs';
 
 // As bin.js does before it runs a command.
 tuneEngine();
@@ -22,13 +23,5 @@ const io = {
   isTTY: false,
 };
 const code = await main(process.argv.slice(2), io);
-const cpu = process.cpuUsage(cpu0);
-const report = {
-  code,
-  wall_ms: Math.round(performance.now() - started),
-  cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
-  max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  stdout_bytes: out,
-};
-process.stderr.write(`\nBENCH ${JSON.stringify(report)}\n`);
+reportCost(started, cpu0, { code, stdout_bytes: out });
 process.exitCode = code;

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
 import { CORE } from '../dist/load/core-schema.js';
+import { reportCost } from './report.mjs';
 
 const dir = process.argv[2];
 const started = performance.now();
@@ -14,12 +15,4 @@ const cpu0 = process.cpuUsage();
 let documents = 0;
 for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)))
   documents += loadAll(readFileSync(join(dir, name), 'utf8'), undefined, { schema: CORE }).length;
-const cpu = process.cpuUsage(cpu0);
-const report = {
-  code: 0,
-  wall_ms: Math.round(performance.now() - started),
-  cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
-  max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  documents,
-};
-process.stderr.write(`\nBENCH ${JSON.stringify(report)}\n`);
+reportCost(started, cpu0, { documents });
