@@ -42,7 +42,8 @@ export interface Defined {
 }
 
 const orList = (xs: readonly string[]) => xs.join(', ');
-const suggestion = (word: string, known: readonly string[]) => {
+/** `: did you mean X?` for the known name `word` is a slip of (a case, an edit or two, a prefix), else nothing. */
+export const suggestion = (word: string, known: readonly string[]) => {
   const near = meant(word, known);
   return near ? `: did you mean ${near}?` : '';
 };
