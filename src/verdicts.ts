@@ -60,6 +60,9 @@ export interface WindowsReport {
     held: boolean;
     next_allowed: string | null;
     windows: WindowFinding[];
+    /** where the change's document is (relative to the working directory), for annotations; absent for a release */
+    file?: string;
+    line?: number;
   }>;
   overrides: WindowOverride[];
 }

@@ -99,7 +99,7 @@ function send(res: ServerResponse, status: number, text: string, headers: Record
 export function sleepUntil(due: number): Promise<void> {
   return new Promise((resolve) => {
     const early = () => (performance.now() >= due ? resolve() : setImmediate(early));
-    setTimeout(early, due - performance.now());
+    setTimeout(early, Math.max(0, due - performance.now()));
   });
 }
 

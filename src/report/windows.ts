@@ -52,8 +52,11 @@ export function windowsGithub(report: WindowsReport | undefined): string {
     .map((c) => {
       const names = (c.held ? holding(c) : c.windows).map((f) => f.window).join(', ');
       const why = (c.held ? holding(c) : c.windows).map(finding).join('; ');
-      const title = escapeProperty(`window ${names}`);
-      return `::${c.held ? 'warning' : 'notice'} title=${title}::${escapeData(`${c.address} (${c.action}) ${c.held ? `held, ${next(c)}` : 'overridden'}: ${why}`)}\n`;
+      const props = [
+        ...(c.file ? [`file=${escapeProperty(c.file)}`, ...(c.line ? [`line=${c.line}`] : [])] : []),
+        `title=${escapeProperty(`window ${names}`)}`,
+      ];
+      return `::${c.held ? 'warning' : 'notice'} ${props.join(',')}::${escapeData(`${c.address} (${c.action}) ${c.held ? `held, ${next(c)}` : 'overridden'}: ${why}`)}\n`;
     })
     .join('');
 }

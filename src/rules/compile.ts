@@ -9,6 +9,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { Issue, Pos } from '../types.js';
 import { ChangeVariable } from './change.js';
 import { harden } from './harden.js';
+import { neverMatching, type Vocabulary } from './literals.js';
 import type { RuleSource, Severity } from './load.js';
 import { matchedActions } from './match.js';
 import { metered } from './meter.js';
@@ -133,6 +134,8 @@ export interface Compiled {
   passesUnless?: ShortCircuit;
   problem?: string;
   offset?: number;
+  /** the parsed tree (literals.ts reads its comparisons) */
+  ast?: unknown;
 }
 
 /**
@@ -158,6 +161,7 @@ export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?
     const evaluate = parsed as unknown as (v: object) => unknown;
     const passesUnless = shortCircuit(parsed.ast as Node);
     return {
+      ast: parsed.ast,
       run: (vars, deadlineAt = Infinity) => metered(deadlineAt, evaluate, vars),
       ...(passesUnless ? { passesUnless } : {}),
     };
@@ -167,8 +171,16 @@ export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?
   }
 }
 
-/** Every rule compiled once for the run, or located issues for those whose CEL does not parse or type-check. */
-export function compileRules(sources: RuleSource[], cwd: string): { rules: CompiledRule[]; issues: Issue[] } {
+/**
+ * Every rule compiled once for the run, or located issues for those whose CEL does not parse or type-check, and,
+ * given what the configuration defines, for each literal that can never match what it is compared with (an error in
+ * an expression, which it would switch off; a warning in a messageExpression, which it would only mislabel).
+ */
+export function compileRules(
+  sources: RuleSource[],
+  cwd: string,
+  vocabulary?: Vocabulary,
+): { rules: CompiledRule[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const texts = new Map<string, string>();
   const locate = (r: RuleSource, field: 'expression' | 'messageExpression', offset = 0): Pos | undefined => {
@@ -189,6 +201,17 @@ export function compileRules(sources: RuleSource[], cwd: string): { rules: Compi
         severity: 'error',
       });
     const shown = spec.messageExpression !== undefined ? compileCel(spec.messageExpression, 'string') : undefined;
+    for (const [field, compiled] of [
+      ['expression', test],
+      ['messageExpression', shown],
+    ] as const)
+      for (const p of compiled?.ast && vocabulary ? neverMatching(compiled.ast, vocabulary, spec.match?.kinds) : [])
+        issues.push({
+          file: r.file,
+          pos: locate(r, field, p.offset),
+          message: `rule ${spec.name}: ${field}: ${p.problem}`,
+          severity: field === 'expression' ? p.severity : 'warning',
+        });
     if (shown?.problem)
       issues.push({
         file: r.file,

@@ -2,17 +2,13 @@
 // sends fields), and the checks that keep a typo from switching a rule off (a kind, an environment or an action that
 // never comes, named with a did-you-mean) or a rule from missing writes that carry what it guards (a warning naming
 // the actions it leaves out). Pure: readRules (load.ts) gives it the rule and what the configuration defines.
+import { ACTIONS, WRITE_ACTIONS } from '../actions.js';
 import type { Action, Issue, Pos } from '../types.js';
-import { closest } from '../schema/spelling.js';
+import { meant } from '../schema/spelling.js';
 
-/** The plan's actions (types.ts), as a rule names them. */
-export const ACTIONS: readonly Action[] = ['create', 'update', 'move', 'release', 'replace', 'restore', 'noop'];
-
-/**
- * `writes`: the changes that send fields to the platform. A create and a replace (its new resource) send every field,
- * an update and a restore (a released resource taken back) a PATCH of those that differ.
- */
-export const WRITES: readonly Action[] = ['create', 'update', 'replace', 'restore'];
+export { ACTIONS };
+/** `writes`: the changes that send fields to the platform (actions.ts). */
+export const WRITES = WRITE_ACTIONS;
 
 /** The classes a rule naming some of its actions should name whole: what it guards comes by each of them. */
 const CLASSES: { name: 'writes' | 'creates' | 'releases'; actions: readonly Action[]; why: string }[] = [
@@ -46,12 +42,9 @@ export interface Defined {
 }
 
 const orList = (xs: readonly string[]) => xs.join(', ');
-const suggestion = (word: string, known: readonly string[]) => {
-  const lower = word.toLowerCase();
-  const near =
-    known.find((k) => k.toLowerCase() === lower) ??
-    closest(word, [...known]) ??
-    (lower.length >= 3 ? known.find((k) => k.toLowerCase().startsWith(lower)) : undefined);
+/** `: did you mean X?` for the known name `word` is a slip of (a case, an edit or two, a prefix), else nothing. */
+export const suggestion = (word: string, known: readonly string[]) => {
+  const near = meant(word, known);
   return near ? `: did you mean ${near}?` : '';
 };
 

@@ -13,6 +13,7 @@ import { validateDocuments } from '../validate/validate.js';
 import { checkAllowanceNames } from '../rules/allow.js';
 import type { CompiledRule } from '../rules/compile.js';
 import { readRules } from '../rules/load.js';
+import { resourceModel } from '../schema/model.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 import { projectWindows } from './windows.js';
@@ -114,13 +115,15 @@ function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
 
 /** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
 export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
-  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, {
-    kinds: opts.registry.names(),
-    environments: Object.keys(opts.project?.environments ?? {}),
-  });
+  const defined = { kinds: opts.registry.names(), environments: Object.keys(opts.project?.environments ?? {}) };
+  const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, defined);
   if (!rules.length) return { rules: [], issues };
   const { compileRules } = await import('../rules/compile.js');
-  const compiled = compileRules(rules, io.cwd);
+  const model = (kind: string) => {
+    const schema = opts.registry.get(kind)?.schema;
+    return schema ? resourceModel(schema) : undefined;
+  };
+  const compiled = compileRules(rules, io.cwd, { ...defined, model });
   return { rules: compiled.rules, issues: [...issues, ...compiled.issues] };
 }
 

@@ -23,8 +23,6 @@ export async function guardPlan(
     delete plans.shown.rules;
     return;
   }
-  // The documents by address only when a finding needs its place (a large plan usually has none).
-  let byAddress: Map<string, Document> | undefined;
   const report = await checkRules(plans.shown, config.rules, {
     environment: opts.envName,
     now: opts.now ?? opts.clock(),
@@ -33,15 +31,24 @@ export async function guardPlan(
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,
-    locate: (address) => {
-      byAddress ??= new Map(config.docs.map((d) => [d.address, d]));
-      const d = byAddress.get(address);
-      return d && { file: d.source.file, line: nearestPos(d.source, '')?.line };
-    },
+    locate: documentLocator(config.docs),
   });
   plans.plan.rules = report;
   plans.shown.rules = report;
 }
+
+/** Where a change's document is (its file, and the line it starts on), for annotations; undefined for a change no
+ *  document declares (a release). The map is built only when a finding needs a place (a large plan usually has none). */
+export function documentLocator(docs: readonly Document[]): Locate {
+  let byAddress: Map<string, Document> | undefined;
+  return (address) => {
+    byAddress ??= new Map(docs.map((d) => [d.address, d]));
+    const d = byAddress.get(address);
+    return d && { file: d.source.file, line: nearestPos(d.source, '')?.line };
+  };
+}
+
+export type Locate = (address: string) => { file: string; line?: number } | undefined;
 
 /** Why the plan may not be applied: one line per denial not allowed; empty when nothing is denied. */
 export function denialLines(plan: Plan): string[] {

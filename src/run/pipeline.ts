@@ -16,7 +16,7 @@ import { readState } from './state-access.js';
 import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
-import { guardPlan, refuseDenied } from './guardrails.js';
+import { documentLocator, guardPlan, refuseDenied, type Locate } from './guardrails.js';
 import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './window-check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
@@ -56,6 +56,10 @@ export interface Planned {
   shown: Plan;
   state: State;
   client: Client;
+  /** where each change's document is, for the verdicts' annotations */
+  locate?: Locate;
+  /** the windows' verdict was made just now, with no question asked since: applyPlanned need not read again */
+  windowsFresh?: boolean;
 }
 
 /** What reading found for the documents read, or the run stops (one line for a platform that cannot be used). */
@@ -197,9 +201,10 @@ export async function makePlan(
       summary,
       requests: { reads: client.counts.reads },
     };
-    const planned = { plan, shown: maskPlan(plan), state, client };
+    const planned: Planned = { plan, shown: maskPlan(plan), state, client, locate: documentLocator(config.docs) };
     await guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
     await windowPlan(planned, windowCheck(opts), client, opts.registry);
+    planned.windowsFresh = true;
     return planned;
   } catch (e) {
     await client.close();
@@ -224,8 +229,9 @@ export async function applyPlanned(
   refuseDenied(plan);
   // An id another configuration or environment manages: refused before anything is sent.
   await refuseForeignOwners(managedByPlan(plan), state, opts);
-  // The windows as they are now, not when the plan was made (a saved plan, or a question answered late).
-  await windowPlan(planned, windowCheck(opts), client, opts.registry);
+  // The windows as they are when it writes: read again unless the verdict was made just now (a question answered
+  // late, or a plan kept a while, is checked again).
+  if (!planned.windowsFresh) await windowPlan(planned, windowCheck(opts), client, opts.registry);
   const { plan: writable, held } = withoutHeld(plan);
   if (held.length && opts.allOrNothing) throw heldError(plan, held);
   const allowances = plan.rules?.allowances.length ? plan.rules.allowances : undefined;

@@ -11,11 +11,12 @@ import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
 import { savedAllowanceNotes } from '../rules/allow.js';
 import { loadConfiguration } from './check.js';
-import { guardPlan } from './guardrails.js';
+import { documentLocator, guardPlan } from './guardrails.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 import { baseUrl, makeClient, readAndPlan, type Planned } from './pipeline.js';
 import { planConfigurationHash, selectTargets } from './targets.js';
+import { windowCheck, windowPlan } from './window-check.js';
 
 /**
  * The saved plan ready to execute, or why it is stale (nothing written). What it was made from (environment,
@@ -91,8 +92,11 @@ export async function remakeSaved(
     const remade = new Map(masked.map((c) => [c.address, c]));
     const shown: Plan = { ...saved, changes: saved.changes.map((c) => remade.get(c.address)!) };
     for (const note of savedAllowanceNotes(saved.rules?.allowances ?? [], opts.allow)) io.err(`note: ${note}\n`);
-    const planned = { plan, shown, state, client };
+    const planned: Planned = { plan, shown, state, client, locate: documentLocator(docs) };
     await guardPlan(planned, config, opts, state, opts.allow);
+    // The windows as they are now: the saved plan's verdict is when it was made.
+    await windowPlan(planned, windowCheck(opts), client, opts.registry);
+    planned.windowsFresh = true;
     return planned;
   } catch (e) {
     await client.close();

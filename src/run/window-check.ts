@@ -10,6 +10,7 @@ import type { ApplyResult, Change, Plan, WindowOverride } from '../types.js';
 import { checkWindows, heldAddresses } from '../windows/evaluate.js';
 import type { EventRead } from '../windows/live.js';
 import type { Window } from '../windows/spec.js';
+import type { Locate } from './guardrails.js';
 import type { RunOptions } from './options.js';
 
 /** The events the plan's writes touch, each read once (null: the platform has none; an error: holds, fail closed). */
@@ -38,9 +39,10 @@ export interface WindowCheck {
   overrides: WindowOverride[];
 }
 
-/** The windows' verdict on `plans` now, recorded in both (none without windows). Reads the linked events. */
+/** The windows' verdict on `plans` now, recorded in both (none without windows), each held change on its document's
+ *  line (`locate`). Reads the linked events. */
 export async function windowPlan(
-  plans: { plan: Plan; shown: Plan },
+  plans: { plan: Plan; shown: Plan; locate?: Locate },
   w: WindowCheck,
   client: Caller,
   registry: Registry,
@@ -54,6 +56,10 @@ export async function windowPlan(
   const ids = new Set(live ? plans.plan.changes.flatMap((c) => c.live_events ?? []) : []);
   const events = ids.size ? await readEvents(ids, client, registry) : new Map<string, EventRead>();
   const report = checkWindows(plans.plan.changes, w.windows, { ...w, events });
+  for (const c of report.changes) {
+    const where = plans.locate?.(c.address);
+    if (where) Object.assign(c, { file: where.file, ...(where.line ? { line: where.line } : {}) });
+  }
   plans.plan.windows = report;
   plans.shown.windows = report;
 }

@@ -29,6 +29,19 @@ export function closest(word: string, known: string[]): string | undefined {
   return best;
 }
 
+/**
+ * The known name a word in a user's list most likely means, for "did you mean": the same but for case, a misspelling
+ * (closest), or an abbreviation (`prod` for `production`: a prefix of at least 3 letters), which is as likely a typo.
+ */
+export function meant(word: string, known: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  return (
+    known.find((k) => k.toLowerCase() === lower) ??
+    closest(word, [...known]) ??
+    (lower.length >= 3 ? known.find((k) => k.toLowerCase().startsWith(lower)) : undefined)
+  );
+}
+
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -45,7 +45,7 @@ export const realClock: LeaseClock = {
   after(ms) {
     let timer: NodeJS.Timeout | undefined;
     const done = new Promise<void>((r) => {
-      timer = setTimeout(r, ms);
+      timer = setTimeout(r, Math.max(0, ms));
     });
     return { done, cancel: () => clearTimeout(timer) };
   },

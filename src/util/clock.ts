@@ -6,14 +6,15 @@ export const systemClock: Clock = {
   now: () => new Date(),
   ms: () => performance.now(),
   after(ms, fn, background = false) {
-    const timer = setTimeout(fn, ms);
+    // A due time already past is due now (Node 24 warns on a negative delay).
+    const timer = setTimeout(fn, Math.max(0, ms));
     if (background) timer.unref();
     return () => clearTimeout(timer);
   },
   timer(ms) {
     let cancel!: () => void;
     const done = new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
+      const t = setTimeout(resolve, Math.max(0, ms));
       cancel = () => {
         clearTimeout(t);
         resolve();

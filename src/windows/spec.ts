@@ -3,12 +3,13 @@
 // guards. The rules of what a window does are in evaluate.ts.
 import type { Issue, Pos, SourceDoc } from '../types.js';
 import { parseDuration } from '../util/duration.js';
-import { closest } from '../schema/spelling.js';
+import { WRITE_ACTIONS } from '../actions.js';
+import { meant } from '../schema/spelling.js';
 import { nearestPos } from '../validate/locate.js';
 import { compile, scheduleProblem, type Schedule } from './schedule.js';
 
 /** The actions that write to the platform, the only ones a window holds back (a release writes only the state). */
-export const WINDOW_ACTIONS = ['create', 'update', 'replace', 'restore'] as const;
+const WINDOW_ACTIONS: readonly string[] = WRITE_ACTIONS;
 
 /** The event statuses that make an event live by default, whatever its start time. */
 export const LIVE_STATUSES = [
@@ -138,7 +139,7 @@ function guards(spec: WindowSpec): Window['guards'] {
   const actions = m.actions && new Set(m.actions);
   const addresses = m.addresses?.map(glob);
   return (c, env) =>
-    (WINDOW_ACTIONS as readonly string[]).includes(c.action) &&
+    WINDOW_ACTIONS.includes(c.action) &&
     (!kinds || kinds.has(c.kind)) &&
     (!envs || envs.has(env)) &&
     (!actions || actions.has(c.action)) &&
@@ -156,8 +157,7 @@ function checkMatch(spec: WindowSpec, vocabulary: MatchVocabulary, problem: Prob
   for (const [field, values, known] of lists) {
     for (const [j, v] of (values ?? []).entries()) {
       if (known.includes(v)) continue;
-      // An abbreviation (prod for production) is as likely a typo as a misspelling.
-      const near = closest(v, [...known]) ?? known.find((k) => k.startsWith(v) || v.startsWith(k));
+      const near = meant(v, known);
       const none = field === 'environments' && !known.length ? ' (tapedeck.yaml defines no environments)' : '';
       problem(
         `match/${field}/${j}`,

@@ -76,10 +76,16 @@ describe('a live-event window holds the writes linked to the event', () => {
     const md = await runCli(['plan', ...against(emu!.url, dir), '--format', 'markdown'], { cwd: dir, now: an });
     expect(md.stdout).toContain('| ⏸️ held | `Offer/pass` |');
     const gh = await runCli(['plan', ...against(emu!.url, dir), '--format', 'github'], { cwd: dir, now: an });
-    expect(gh.stdout).toMatch(/^::warning title=window matches::Offer\/pass \(update\) held/m);
+    // On the line of the held change's document, as the rules' annotations are.
+    expect(gh.stdout).toMatch(/^::warning file=offers\.yaml,line=1,title=window matches::Offer\/pass \(update\) held/m);
+    expect(JSON.parse(plan.stdout).windows.changes[0]).toMatchObject({ file: 'offers.yaml', line: 1 });
 
+    const eventReads = () => emu!.calls().filter((c) => c.method === 'GET' && c.path.endsWith('/ev_derby')).length;
+    const readsBefore = eventReads();
     const apply = await runCli(['apply', ...against(emu!.url, dir), '--yes', '--json'], { cwd: dir, now: an });
     expect(apply.code).toBe(1);
+    // No question between the plan and its writes: the verdict made moments ago holds, the event is read once.
+    expect(eventReads() - readsBefore).toBe(1);
     const results = JSON.parse(apply.stdout).results;
     expect(results).toContainEqual(
       expect.objectContaining({ address: 'Offer/pass', outcome: 'skipped', error_code: 'E_WINDOW' }),
@@ -159,6 +165,23 @@ describe('when the windows are checked', () => {
     expect(apply.stderr).toContain('Change windows: 1 window checked at 2026-12-05T19:30:00Z; 1 change held.');
     expect(JSON.parse(apply.stdout).results).toContainEqual(
       expect.objectContaining({ address: 'Offer/pass', outcome: 'skipped' }),
+    );
+    expect(await livePriority()).toBe('1');
+  });
+
+  it('a question answered once the match has begun: the windows are read again when it writes', async () => {
+    const dir = await setup();
+    let at = '2026-12-05T08:00:00Z';
+    const apply = await runCli(['apply', ...against(emu!.url, dir), '--json'], {
+      cwd: dir,
+      tty: true,
+      answer: 'yes',
+      now: () => new Date(at),
+      onAsk: () => (at = '2026-12-05T19:30:00Z'),
+    });
+    expect(apply.code).toBe(1);
+    expect(JSON.parse(apply.stdout).results).toContainEqual(
+      expect.objectContaining({ address: 'Offer/pass', outcome: 'skipped', error_code: 'E_WINDOW' }),
     );
     expect(await livePriority()).toBe('1');
   });

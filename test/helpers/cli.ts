@@ -21,6 +21,8 @@ export async function runCli(
     cwd: string;
     env?: Record<string, string>;
     answer?: string;
+    /** called when the run asks its question, before the answer is given (time passing while a human reads) */
+    onAsk?: () => void;
     tty?: boolean;
     clock?: Clock;
     /** the wall time the run reads (change windows, the rules' now), on the system's clock otherwise */
@@ -39,7 +41,10 @@ export async function runCli(
     env: { TAPEDECK_TOKEN: 'dev-token', ...opts.env },
     cwd: opts.cwd,
     isTTY: opts.tty ?? false,
-    ask: async () => opts.answer ?? '',
+    ask: async () => {
+      opts.onAsk?.();
+      return opts.answer ?? '';
+    },
     clock: opts.now ? { ...(opts.clock ?? fileClock() ?? systemClock), now: opts.now } : (opts.clock ?? fileClock()),
   });
   return { code, stdout, stderr };

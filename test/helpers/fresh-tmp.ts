@@ -5,8 +5,11 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Caches of the tools the tests start (tsx's compiled files), not directories a test made. */
-const isToolCache = (name: string) => /^tsx-\d+$/.test(name);
+/**
+ * Caches of the tools the tests start, not directories a test made: tsx's compiled files, and the V8 compile cache
+ * that npm 10.9+ turns on (`module.enableCompileCache`) when it runs on Node.js 22 or later.
+ */
+const isToolCache = (name: string) => /^tsx-\d+$/.test(name) || name === 'node-compile-cache';
 
 export default function setup(): () => void {
   const saved = process.env.TMPDIR;

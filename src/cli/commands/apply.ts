@@ -8,14 +8,12 @@ import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { applyFailed, destination, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
-import type { Client } from '../../remote/client.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { deniedError, denialLines } from '../../run/guardrails.js';
-import { applyPlanned, makePlan } from '../../run/pipeline.js';
+import { applyPlanned, makePlan, type Planned } from '../../run/pipeline.js';
 import { remakeSaved } from '../../run/saved-apply.js';
-import { windowCheck, windowPlan } from '../../run/window-check.js';
 import { stateShown, withStateLock } from '../../run/state-access.js';
 import { planRenderOptions } from './plan.js';
 
@@ -98,11 +96,11 @@ function savedTarget(
 }
 
 async function planAndApply(backend: StateBackend, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
-  const { plan, shown, state, client } = await makePlan(opts, io, { state: () => State.open(backend) });
+  const planned = await makePlan(opts, io, { state: () => State.open(backend) });
   try {
-    return await execute(plan, shown, state, client, opts, flags, io);
+    return await execute(planned, opts, flags, io);
   } finally {
-    await client.close();
+    await planned.client.close();
   }
 }
 
@@ -125,25 +123,16 @@ async function applySaved(
   }
   try {
     // The saved plan shows what was reviewed; the plan made again holds the same changes and their sensitive values.
-    return await execute(made.plan, made.shown, made.state, made.client, opts, flags, io);
+    return await execute(made, opts, flags, io);
   } finally {
     await made.client.close();
   }
 }
 
-/** `plan` is executed; `shown` (sensitive values masked) is what is printed. */
-async function execute(
-  plan: Plan,
-  shown: Plan,
-  state: State,
-  client: Client,
-  opts: RunOptions,
-  flags: ApplyFlags,
-  io: Io,
-): Promise<number> {
-  // The preview shows the windows as they are now (a saved plan recorded them as they were when it was made);
-  // applyPlanned checks them once more when it writes, after the question.
-  await windowPlan({ plan, shown }, windowCheck(opts), client, opts.registry);
+/** The plan is executed; `shown` (sensitive values masked) is what is printed, with the windows as they are now
+ *  (made or remade just now); applyPlanned checks them once more when it writes if a question was asked. */
+async function execute(planned: Planned, opts: RunOptions, flags: ApplyFlags, io: Io): Promise<number> {
+  const { plan, shown } = planned;
   const preview = renderers[opts.format].preview(shown, planRenderOptions(opts, io));
   io.out(preview.out);
   io.err(preview.err);
@@ -164,9 +153,11 @@ async function execute(
       io.err('Apply cancelled; nothing was sent.\n');
       return 1;
     }
+    // An answer may come long after the plan: the windows are read again when it writes.
+    planned.windowsFresh = false;
   }
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlanned({ plan, shown, state, client }, opts, 'apply', { onResult: applying.tick });
+  const result = await applyPlanned(planned, opts, 'apply', { onResult: applying.tick });
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(
