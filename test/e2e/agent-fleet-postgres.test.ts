@@ -75,5 +75,7 @@ describe.skipIf(!pg)('agents sharing configurations on the database state', () =
     expect(emu.writes().filter((w) => w.method === 'POST')).toHaveLength(2 * CONFIGS.length);
     const sb = await b.status();
     expect(sb.configurations.map((c: any) => c.role)).toEqual(CONFIGS.map(() => 'leader'));
+    // Between runs the state's connection is closed and opened again at the next: never a run failed for it.
+    for (const x of [a, b]) expect(x.logs().filter((l) => l.msg === 'run failed')).toEqual([]);
   });
 });

@@ -141,7 +141,7 @@ describe('an agent following several configurations', () => {
     await until('alpha-2 made', () => titles(platforms.alpha).includes('alpha-2'));
     const s2 = await until('beta rejected', async () => {
       const s = byPath(await a.status());
-      return s['projects/beta'].rejected_commit === bad && s;
+      return s['projects/beta'].rejected_commit === bad && s['projects/beta'].last_error && s;
     });
     expect(s2['projects/beta']).toMatchObject({
       commit: broken,
