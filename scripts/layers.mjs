@@ -14,6 +14,7 @@ export const layers = [
   ['resolve'],
   ['state', 'project'],
   ['remote'],
+  ['live'],
   ['plan'],
   ['rules', 'windows'],
   ['apply'],
