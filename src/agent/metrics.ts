@@ -72,6 +72,16 @@ export class AgentMetrics {
     help: 'Requests the platform refused with 429',
     registers: [this.registry],
   });
+  private readonly budgetShare = new Gauge({
+    name: 'tapedeck_agent_budget_share_requests_per_second',
+    help: "The requests per second the last run held of the fleet's API budget (+Inf: nothing limited it; 0 without a budget)",
+    registers: [this.registry],
+  });
+  private readonly budgetWait = new Counter({
+    name: 'tapedeck_agent_budget_wait_seconds_total',
+    help: "Time runs waited on the fleet's API budget before sending a request",
+    registers: [this.registry],
+  });
   private readonly lockHeld = new Gauge({
     name: 'tapedeck_agent_lock_held',
     help: '1 when this agent holds the state lock (the one that reconciles), else 0',
@@ -122,6 +132,12 @@ export class AgentMetrics {
     this.requests.inc({ kind: 'write' }, counts.writes);
     this.throttled.inc(counts.throttled);
     this.applied.inc(applied);
+  }
+
+  /** A run's part of the fleet's budget (budget/gate.ts): the rate it last held, and how long it waited on it. */
+  budgeted(b: { waited_ms: number; share_rps: number }): void {
+    this.budgetShare.set(b.share_rps);
+    this.budgetWait.inc(b.waited_ms / 1000);
   }
 
   held(changes: number): void {

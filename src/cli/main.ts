@@ -18,6 +18,7 @@ const commands = {
   graph: () => import('./commands/graph.js'),
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
+  budget: () => import('./commands/budget.js'),
   import: () => import('./commands/import.js'),
   stateVersions: () => import('./commands/state-versions.js'),
   stateMigrate: () => import('./commands/state-migrate.js'),
@@ -134,6 +135,14 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     .action(async (address, id, dir, flags) => {
       code = await (await commands.import()).importCommand(address, id, dir, flags, io);
     });
+  const budget = program.command('budget').description("the fleet's API budget on an environment's platform");
+  common(
+    budget
+      .command('status [dir]')
+      .description('the budget, what the fleet learnt of the platform, and who holds leases'),
+  ).action(async (dir, flags) => {
+    code = await (await commands.budget()).budgetStatus(dir, flags, io);
+  });
   const state = program.command('state').description('inspect or edit the state of an environment');
   common(state.command('list [dir]').description('the resources the state knows, with their ids')).action(
     async (dir, flags) => {

@@ -15,6 +15,8 @@
 //   request some time between its start and its answer, so a request counts from its start until one second after
 //   its answer: a new one starts only while fewer than N count. (Counting starts alone, a platform that stalled for a
 //   moment would count a second's requests and the burst that came late in one second.)
+// - the fleet's budget (budget/gate.ts), when the project file gives one: the rate this process leased from the
+//   bucket every process of the platform shares; it learns what this limiter learns (429s, the published limit).
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
 import type { IncomingHttpHeaders } from 'node:http';
 import { EndpointRates } from './endpoint-rates.js';
@@ -22,6 +24,7 @@ import { LearntRate } from './pace.js';
 import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../types.js';
+import type { BudgetGate } from '../budget/gate.js';
 
 export interface LimiterOptions {
   /** the most requests on the wire */
@@ -31,6 +34,8 @@ export interface LimiterOptions {
   debug?: (line: string) => void;
   /** the run's clock (the real one by default) */
   clock?: Clock;
+  /** the fleet's budget, when one is configured */
+  budget?: BudgetGate;
 }
 
 /** A started request: returned to `settle` with its answer. */
@@ -85,6 +90,7 @@ export class Limiter {
     this.window = opts.concurrency;
     this.clock = opts.clock ?? systemClock;
     this.now = () => this.clock.ms();
+    if (opts.budget) opts.budget.onGrant = () => this.pump();
   }
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
@@ -136,6 +142,7 @@ export class Limiter {
       }
       let quota: Quota | undefined;
       if (h) {
+        this.opts.budget?.limitSeen(h.limit);
         quota = this.quotas.quotaOf(ticket.family, h, this.started, (q) => {
           for (const t of this.onWire) t.places.push(q.adopt());
           this.opts.debug?.(`rate limit: the platform allows ${q.limit} requests (X-RateLimit-Limit); pacing to it`);
@@ -170,6 +177,8 @@ export class Limiter {
       this.opts.debug?.(
         `rate limited (429) on ${ticket.family} alone: pacing it to ${family.cut.toFixed(2)} requests/s${family.own ? ', the others going on' : ''}`,
       );
+    // The fleet is told of every 429 but those of an endpoint limited on its own: they say nothing of its rate.
+    if (!family?.own) this.opts.budget?.refused429(waitMs);
     const rate = quota || family?.own ? undefined : this.learnt.refused(now, ticket.startedAt);
     if (rate !== undefined)
       this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
@@ -191,6 +200,10 @@ export class Limiter {
     for (const q of quotas) wait = Math.max(wait, q.waitMs(now));
     wait = Math.max(wait, this.learnt.waitMs(now), this.endpoints.waitMs(family, now));
     if (wait > 0) return wait;
+    // Asked last: a wait it answers is the budget's alone (the run's report counts it).
+    const budget = this.opts.budget?.waitMs(now) ?? 0;
+    if (budget > 0) return budget;
+    this.opts.budget?.take(now);
     this.learnt.take(now);
     this.endpoints.take(family, now);
     const ticket = {
@@ -220,7 +233,7 @@ export class Limiter {
   }
 
   /** Starts every waiter that may start, in order, and sets one timer for the soonest of the rest. */
-  private pump(): void {
+  pump(): void {
     this.cancelTimer();
     const now = this.now();
     let soonest = Infinity;
