@@ -1,8 +1,9 @@
 // The benchmark's rate-limit rows (bench/run.ts runs them on its emulator at 20 ms latency): the plan against an
-// emulator limited to 200 requests a second (--rate-limit 200), and the plan capped by tapedeck's --max-rps with the
-// emulator unlimited; and the first again with no X-RateLimit headers (the live platform publishes none), so that the
-// rate is learnt from the 429s. The first and the third are judged on wall time against what the limit allows and on its share of 429s, the
-// second on the most requests the emulator received in any one second.
+// emulator limited to 200 requests a second (--rate-limit 200; its answers carry X-RateLimit headers, which tapedeck
+// does not read), and the plan capped by tapedeck's --max-rps with the emulator unlimited; and the first again with
+// no X-RateLimit headers (the live platform publishes none). In both the rate is learnt from the 429s. The first and
+// the third are judged on wall time against what the limit allows and on its share of 429s, the second on the most
+// requests the emulator received in any one second. `--rate-only` runs these rows alone (rateOnly, below).
 
 export const RATE_LIMIT = 200;
 export const MAX_RPS = 300;
@@ -106,4 +107,24 @@ export async function rateLimitSteps(emu: RateEmulator, run: (args: string[]) =>
     no_header_plan_under_1pct_429: unpublished.share_429 < 0.01,
   };
   return { rows, targets, table };
+}
+
+/** `--rate-only`: the state made by one apply (as in the full run), then the three rows `runs` times, each printed. */
+export async function rateOnly(
+  emu: RateEmulator,
+  run: (args: string[]) => Promise<Measured>,
+  dir: string,
+  runs: number,
+  log: (s: string) => void,
+) {
+  const state = `${dir}/bench.state.json`;
+  await run(['apply', dir, '--state', state, '--yes', '--base-url', emu.url]);
+  const results = [];
+  for (let i = 0; i < runs; i++) {
+    const r = await rateLimitSteps(emu, run, ['plan', dir, '--state', state, '--concurrency', '16']);
+    log(r.table);
+    for (const [name, ok] of Object.entries(r.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
+    results.push({ rows: r.rows, targets: r.targets });
+  }
+  return results;
 }

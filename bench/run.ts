@@ -7,7 +7,7 @@
 // another (bench/emulator.mjs), as a server would.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { rateLimitSteps } from './rate.js';
+import { rateLimitSteps, rateOnly } from './rate.js';
 import { withRules } from './rules.js';
 import { startupOf, typoOf } from './offline-rows.js';
 import { refreshRows } from './refresh.js';
@@ -33,6 +33,8 @@ const TYPO_ONLY = args.includes('--typo');
 /** --refresh: only the `plan --refresh changed` and `apply --plan` rows (bench/refresh.ts), at 100,000 and 10,000
  *  (with --n, at that size only). */
 const REFRESH_ONLY = args.includes('--refresh');
+/** --rate-only: the rate-limit rows alone (bench/rate.ts), after one apply, --runs times (default 3). */
+const RATE_ONLY = args.includes('--rate-only');
 const log = (s: string) => {
   if (!asJson) process.stdout.write(s);
 };
@@ -264,6 +266,18 @@ if (SCALE_ONLY) {
   if (asJson) process.stdout.write(`${JSON.stringify(refresh, null, 2)}\n`);
   for (const [name, ok] of Object.entries(refresh.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   if (Object.values(refresh.targets).some((ok) => !ok)) process.exitCode = 1;
+} else if (RATE_ONLY) {
+  const { docs, seed } = generate(N);
+  const dir = writeConfig(docs);
+  const emu = await forkEmulator(JSON.stringify(seed), dir, LATENCY);
+  try {
+    const runs = await rateOnly(emu, run, dir, flag('--runs', 3), log);
+    if (asJson) process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+    if (runs.some((r) => Object.values(r.targets).some((ok) => !ok))) process.exitCode = 1;
+  } finally {
+    await emu.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 } else if (TYPO_ONLY) {
   const typo = await typoOf(generate(N).docs, log);
   if (asJson) process.stdout.write(`${JSON.stringify(typo, null, 2)}\n`);

@@ -35,7 +35,7 @@ export const ERROR_CODES = {
     'the platform could not be reached or did not answer in time; or the emulator or the agent cannot listen on its address',
   E_GIT:
     "the agent's git could not clone or fetch its repository: the server unreachable or refusing, the branch missing",
-  E_DEADLINE: 'the run passed its --deadline, or the platform asked for a longer pause than the run allows',
+  E_DEADLINE: 'the run passed its --deadline',
   E_API: 'the platform refused a request, or answered something tapedeck cannot use',
   E_OUTCOME_UNKNOWN: 'a write may have taken effect without a clear answer; the next plan looks again',
   E_NOT_SENT: 'a write was not sent: an earlier failure, a lost lock or a state that cannot be saved stopped it',
@@ -79,7 +79,7 @@ export class UserError extends TapedeckError {}
 function apiCode(status: number, reason: string): ErrorCode {
   if (status === 401 || status === 403) return 'E_AUTH';
   if (status === 404) return 'E_NOT_FOUND';
-  if (status === 0) return reason === 'deadline_exceeded' || reason === 'pause_too_long' ? 'E_DEADLINE' : 'E_NETWORK';
+  if (status === 0) return reason === 'deadline_exceeded' ? 'E_DEADLINE' : 'E_NETWORK';
   return 'E_API';
 }
 

@@ -74,11 +74,24 @@ export class BudgetGate {
   /** told when a lease comes: requests held back may start */
   onGrant: () => void = () => {};
 
-  constructor(private readonly opts: GateOptions) {}
+  /**
+   * With a share, one request goes first, alone: its answer says whether the platform publishes its limit (which the
+   * share is of). Without that, a first lease of "no limit" would let a burst through before the limit is known.
+   */
+  private probing: 'first' | 'sent' | undefined;
+
+  constructor(private readonly opts: GateOptions) {
+    if (opts.share !== undefined) this.probing = 'first';
+  }
 
   /** The rate now granted, requests a second (Infinity: nothing limits; 0: waiting for the others). */
   get share(): number {
     return this.rate;
+  }
+
+  /** Whether answers' published limits matter (a share is of it). */
+  get wantsLimit(): boolean {
+    return this.opts.share !== undefined;
   }
 
   get roundTrips(): number {
@@ -97,6 +110,7 @@ export class BudgetGate {
   }
 
   private wait(now: number): number {
+    if (this.probing === 'sent') return Infinity;
     if (now >= this.endsAt && !this.fallback) {
       void this.renew();
       return Infinity;
@@ -119,6 +133,7 @@ export class BudgetGate {
       this.waitingSince = undefined;
     }
     this.usedInLease++;
+    if (this.probing) this.probing = 'sent';
     if (this.rate === Infinity) return;
     this.refill(now);
     this.tokens--;
@@ -134,11 +149,20 @@ export class BudgetGate {
     void this.renew();
   }
 
-  /** The platform's published limit (X-RateLimit-Limit): `share` is of it. */
+  /** The platform's published limit (X-RateLimit-Limit): `share` is of it, so a lease granted without it ends now. */
   limitSeen(limit: number): void {
     if (this.platformLimit === limit) return;
     this.platformLimit = limit;
-    if (this.opts.share !== undefined) void this.renew();
+    if (this.opts.share === undefined) return;
+    this.endsAt = -Infinity;
+    void this.renew();
+  }
+
+  /** An answer came (after limitSeen, when it carried the limit): the first request's probe is over. */
+  answered(): void {
+    if (this.probing !== 'sent') return;
+    this.probing = undefined;
+    this.onGrant();
   }
 
   private refill(now: number): void {
@@ -201,6 +225,8 @@ export class BudgetGate {
     this.endsAt = sent + grant.forMs;
     this.renewAt = sent + grant.renewInMs;
     this.setRate(grant.rate, clock.ms());
+    // The platform's limit learnt while this ask was on its way: the grant did not know it.
+    if (this.platformLimit !== ask.platform_limit && this.opts.share !== undefined) this.endsAt = -Infinity;
     this.opts.debug?.(
       `budget: ${Number.isFinite(grant.rate) ? grant.rate.toFixed(1) : 'no limit'} requests/s for ${grant.forMs} ms (fleet ceiling ${Number.isFinite(grant.ceiling) ? grant.ceiling.toFixed(1) : 'none'})`,
     );

@@ -6,9 +6,9 @@ import { DEADLINE, FINAL, retryWait } from './failures.js';
 import { ApiError, errorLine, NotSent, OutcomeUnknown, UserError } from '../errors.js';
 import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
-import { Limiter, PAUSE_TOO_LONG, PauseTooLong, type Ticket } from './limiter.js';
+import { Limiter, type Ticket } from './limiter.js';
 import { Abandoned, Transport, type Reply } from './transport.js';
-import { MAX_TIMER_MS, retryAfterMs } from './quota.js';
+import { MAX_TIMER_MS, publishedLimit, retryAfterMs } from './retry-after.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../types.js';
 import type { BudgetGate } from '../budget/gate.js';
@@ -151,11 +151,8 @@ export class Client {
       let ticket: Ticket;
       try {
         ticket = await this.limiter.acquire(path);
-      } catch (e) {
-        // The deadline passed while it waited for its turn, or the platform asked for a pause no timer holds.
-        throw e instanceof PauseTooLong
-          ? new ApiError(method, path, 0, PAUSE_TOO_LONG, e.message, mayHaveApplied)
-          : notStarted();
+      } catch {
+        throw notStarted(); // the deadline passed while it waited for its turn
       }
       if (method !== 'GET' && this.writeGate) await this.passGate(ticket, mayHaveApplied);
       let outcome: Response | ApiError;
@@ -243,8 +240,8 @@ export class Client {
     if (reply.status === 429) this.counts.throttled++;
     this.limiter.settle(ticket, {
       status: reply.status,
-      headers: reply.headers,
       retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
+      ...(this.opts.budget?.wantsLimit ? { limit: publishedLimit(reply.headers) } : {}),
     });
     this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.ms() - t0)} ms)`);
     let json: unknown = {};

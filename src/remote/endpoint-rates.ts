@@ -12,6 +12,15 @@
 //   in the span may be meeting a global limit: its 429s pause and teach the run as any other.)
 import { LearntRate, type Learning } from './pace.js';
 
+/** The endpoint family of a path: its first two segments (`/cms/banners/v1/b1` is `/cms/banners`). */
+export function familyOf(path: string): string {
+  const second = path.indexOf('/', 1);
+  const third = second < 0 ? -1 : path.indexOf('/', second + 1);
+  const end = third < 0 ? path.length : third;
+  const q = path.indexOf('?');
+  return path.slice(0, q >= 0 && q < end ? q : end);
+}
+
 /** One answer between two 429s measures an endpoint's rate; a limit of one request a minute is still a rate. */
 const ENDPOINT: Learning = { minEvidence: 1, minRate: 1 / 60 };
 
@@ -48,7 +57,7 @@ export class EndpointRates {
   }
 
   /**
-   * A 429 naming no limit to a request of the family started at `startedAt`: its new rate when this cut it, and
+   * A 429 to a request of the family started at `startedAt`: its new rate when this cut it, and
    * whether the limit is the family's own (then the 429 is the family's alone to act on).
    */
   refused(family: string, now: number, startedAt: number): { cut?: number; own: boolean } {

@@ -4,11 +4,9 @@
 // finding the limit on its own:
 // - a window of requests on the wire (AIMD): --concurrency at first, halved by a 429 (once per round of requests),
 //   one more after each window's worth of answers without one, never above --concurrency or below 1;
-// - a pause: a 429 holds back the requests of its limit (all requests, when the answer did not name its limit and
-//   the endpoint family's 429s do not show it its own) for as long as its Retry-After says;
-// - the platform's own numbers when it sends X-RateLimit-* headers (quota.ts): a request starts only when the
-//   estimated remaining allowance has room for it;
-// - without them, a rate learnt from the 429s themselves (pace.ts): starts are paced to just below what the platform
+// - a pause: a 429 holds back the requests of its limit (all requests, unless the endpoint family's 429s show it a
+//   limit of its own) for as long as its Retry-After says;
+// - a rate learnt from the 429s themselves (pace.ts): starts are paced to just below what the platform
 //   accepted between two 429s, probing upward while none comes; and per endpoint family, the rate of a family the
 //   platform limits on its own (endpoint-rates.ts), so that requests it refused together come back one at a time;
 // - --max-rps N: at most N requests reach the platform in any one second, as the platform counts them. It receives a
@@ -16,12 +14,12 @@
 //   its answer: a new one starts only while fewer than N count. (Counting starts alone, a platform that stalled for a
 //   moment would count a second's requests and the burst that came late in one second.)
 // - the fleet's budget (budget/gate.ts), when the project file gives one: the rate this process leased from the
-//   bucket every process of the platform shares; it learns what this limiter learns (429s, the published limit).
+//   bucket every process of the platform shares, asked last; it hears what this limiter hears (429s, and the limit a
+//   platform publishes in X-RateLimit-Limit, which a budget's `share` is of).
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
-import type { IncomingHttpHeaders } from 'node:http';
-import { EndpointRates } from './endpoint-rates.js';
+import { EndpointRates, familyOf } from './endpoint-rates.js';
 import { LearntRate } from './pace.js';
-import { familyOf, MAX_TIMER_MS, Quotas, readRateHeaders, type Quota, type Started } from './quota.js';
+import { MAX_TIMER_MS } from './retry-after.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../types.js';
 import type { BudgetGate } from '../budget/gate.js';
@@ -39,7 +37,7 @@ export interface LimiterOptions {
 }
 
 /** A started request: returned to `settle` with its answer. */
-export interface Ticket extends Started {
+export interface Ticket {
   family: string;
   generation: number;
   /** when it started (ms, monotonic) */
@@ -48,10 +46,6 @@ export interface Ticket extends Started {
 
 /** The run's deadline passed while the request waited for its turn: it was never sent. */
 export class NotStarted extends Error {}
-
-/** The platform asked for a pause longer than a timer holds: no request starts any more (ApiError code below). */
-export class PauseTooLong extends Error {}
-export const PAUSE_TOO_LONG = 'pause_too_long';
 
 interface Waiter {
   family: string;
@@ -64,15 +58,12 @@ export class Limiter {
   window: number;
   /** the requests on the wire */
   private readonly onWire = new Set<Ticket>();
-  /** requests started so far */
-  private started = 0;
   private answeredInWindow = 0;
   /** moves on with each halving: a 429 to a request started before it is news already acted on */
   private generation = 0;
-  /** a 429 without a named limit holds back every request until then */
+  /** a 429 to a shared limit holds back every request until then */
   private pausedUntil = 0;
-  private readonly quotas = new Quotas();
-  /** the rate learnt from 429s that named no limit */
+  /** the rate learnt from 429s to a shared limit */
   readonly learnt = new LearntRate();
   /** the rates of endpoint families limited on their own, learnt from their 429s */
   readonly endpoints = new EndpointRates();
@@ -83,8 +74,6 @@ export class Limiter {
   private cancelTimer = () => {};
   private readonly clock: Clock;
   private readonly now: () => number;
-  /** why no request starts any more (a pause past the run's deadline) */
-  private stopped?: PauseTooLong;
 
   constructor(private readonly opts: LimiterOptions) {
     this.window = opts.concurrency;
@@ -95,7 +84,6 @@ export class Limiter {
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
   acquire(path: string): Ticket | Promise<Ticket> {
-    if (this.stopped) throw this.stopped;
     const family = familyOf(path);
     if (!this.queue.length) {
       const ticket = this.tryStart(family, this.now());
@@ -107,13 +95,6 @@ export class Limiter {
     });
   }
 
-  /** No request starts any more: those waiting for their turn, and any asked for later, are refused with `why`. */
-  private stop(why: string): void {
-    this.stopped = new PauseTooLong(why);
-    this.cancelTimer();
-    for (const w of this.queue.splice(0)) w.reject(this.stopped);
-  }
-
   /** The run is out of time: every request still waiting for its turn is refused, never sent. */
   abandonWaiting(): void {
     this.cancelTimer();
@@ -122,34 +103,18 @@ export class Limiter {
   }
 
   /**
-   * The request's answer (status and headers; none when no answer came): its slot is freed, the window and the
-   * pauses follow a 429, and rate-limit headers teach the limiter the platform's numbers.
+   * The request's answer (its status, the Retry-After it asked for and the limit it published; none when no answer
+   * came): its slot is freed, and the window, the pauses and the learnt rates follow a 429.
    */
-  settle(ticket: Ticket, answer?: { status: number; headers: IncomingHttpHeaders; retryAfterMs?: number }): void {
+  settle(ticket: Ticket, answer?: { status: number; retryAfterMs?: number; limit?: number }): void {
     const now = this.now();
     this.onWire.delete(ticket);
     if (this.opts.maxRps !== undefined) this.answeredAt.push(now);
-    for (const p of ticket.places) p.quota.answered(now);
+    // The budget hears of the platform's limit before its first request's answer lets the others go (gate.ts).
+    if (answer?.limit !== undefined) this.opts.budget?.limitSeen(answer.limit);
+    this.opts.budget?.answered();
     if (answer) {
-      const h = readRateHeaders(answer.headers);
-      // A pause past what a timer holds (about 24 days) is no pause to wait for; a shorter one past the run's
-      // --deadline is waited for until the deadline refuses what still waits.
-      if (h?.resetMs !== undefined && h.resetMs > MAX_TIMER_MS) {
-        this.stop(
-          `the platform asks to wait ${Math.round(h.resetMs / 1000)} s (X-RateLimit-Reset: ${String(answer.headers['x-ratelimit-reset'])}), more than any run waits: no request is sent any more`,
-        );
-        return;
-      }
-      let quota: Quota | undefined;
-      if (h) {
-        this.opts.budget?.limitSeen(h.limit);
-        quota = this.quotas.quotaOf(ticket.family, h, this.started, (q) => {
-          for (const t of this.onWire) t.places.push(q.adopt());
-          this.opts.debug?.(`rate limit: the platform allows ${q.limit} requests (X-RateLimit-Limit); pacing to it`);
-        });
-        quota.observe(h, ticket, now);
-      }
-      if (answer.status === 429) this.refused(ticket, quota, answer.retryAfterMs ?? h?.resetMs);
+      if (answer.status === 429) this.refused(ticket, answer.retryAfterMs);
       else {
         this.learnt.accepted(now);
         this.endpoints.accepted(ticket.family, now);
@@ -162,28 +127,27 @@ export class Limiter {
     this.pump();
   }
 
-  private refused(ticket: Ticket, quota: Quota | undefined, waitMs: number | undefined): void {
+  private refused(ticket: Ticket, waitMs: number | undefined): void {
     const now = this.now();
-    // A limit the answer did not name: the endpoint family's own, once its 429s tell it (endpoint-rates.ts), else
-    // the run's, its rate learnt from what the platform accepted (pace.ts).
-    const family = quota ? undefined : this.endpoints.refused(ticket.family, now, ticket.startedAt);
+    // The endpoint family's own limit, once its 429s tell it (endpoint-rates.ts), else the run's, its rate learnt
+    // from what the platform accepted (pace.ts).
+    const family = this.endpoints.refused(ticket.family, now, ticket.startedAt);
     if (waitMs !== undefined) {
-      if (quota) quota.pausedUntil = Math.max(quota.pausedUntil, now + waitMs);
-      else if (family?.own) this.endpoints.pause(ticket.family, now + waitMs);
+      if (family.own) this.endpoints.pause(ticket.family, now + waitMs);
       else this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     }
     this.answeredInWindow = 0;
-    if (family?.cut !== undefined)
+    if (family.cut !== undefined)
       this.opts.debug?.(
         `rate limited (429) on ${ticket.family} alone: pacing it to ${family.cut.toFixed(2)} requests/s${family.own ? ', the others going on' : ''}`,
       );
     // The fleet is told of every 429 but those of an endpoint limited on its own: they say nothing of its rate.
-    if (!family?.own) this.opts.budget?.refused429(waitMs);
-    const rate = quota || family?.own ? undefined : this.learnt.refused(now, ticket.startedAt);
+    if (!family.own) this.opts.budget?.refused429(waitMs);
+    const rate = family.own ? undefined : this.learnt.refused(now, ticket.startedAt);
     if (rate !== undefined)
       this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
     // A family's own limit leaves the others' window as it is: they were accepted while it was refused.
-    if (family?.own || ticket.generation !== this.generation) return;
+    if (family.own || ticket.generation !== this.generation) return;
     this.generation++;
     this.window = Math.max(1, Math.floor(this.window / 2));
     this.opts.debug?.(
@@ -196,8 +160,6 @@ export class Limiter {
     if (this.onWire.size >= this.window) return Infinity;
     let wait = this.pausedUntil - now;
     if (this.opts.maxRps !== undefined) wait = Math.max(wait, this.maxRpsWait(now, this.opts.maxRps));
-    const quotas = this.quotas.route(family);
-    for (const q of quotas) wait = Math.max(wait, q.waitMs(now));
     wait = Math.max(wait, this.learnt.waitMs(now), this.endpoints.waitMs(family, now));
     if (wait > 0) return wait;
     // Asked last: a wait it answers is the budget's alone (the run's report counts it).
@@ -206,14 +168,7 @@ export class Limiter {
     this.opts.budget?.take(now);
     this.learnt.take(now);
     this.endpoints.take(family, now);
-    const ticket = {
-      family,
-      places: quotas.map((q) => q.start(now)),
-      seq: ++this.started,
-      before: this.onWire.size,
-      generation: this.generation,
-      startedAt: now,
-    };
+    const ticket = { family, generation: this.generation, startedAt: now };
     this.onWire.add(ticket);
     return ticket;
   }

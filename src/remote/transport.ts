@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Pool, type Dispatcher } from 'undici';
 import type { JsonObject } from '../schema/values.js';
 import { DEADLINE, TOO_LARGE } from './failures.js';
-import { MAX_TIMER_MS } from './quota.js';
+import { MAX_TIMER_MS } from './retry-after.js';
 import type { Clock } from '../types.js';
 
 /** Why an exchange was abandoned by tapedeck itself (not by the network). */

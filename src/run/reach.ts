@@ -2,7 +2,6 @@
 // refused token) fails every read the same way. One line says so, naming the URL, the cause and what to check,
 // instead of one line per document.
 import { ApiError } from '../errors.js';
-import { PAUSE_TOO_LONG } from '../remote/limiter.js';
 
 /** Certificate problems as Node and OpenSSL name them. */
 const CERTIFICATE = /CERT|SELF_SIGNED|ISSUER/;
@@ -43,7 +42,6 @@ export function platformProblem(e: unknown, baseUrl: string, tokenSource: string
     return `${at} refused the token from ${tokenSource} (401 ${e.reason}). Is it a token for this platform, and still valid?`;
   if (e.status === 403)
     return `${at} does not let the token from ${tokenSource} read ${e.path} (403 ${e.reason}). Does the token have read access there?`;
-  if (e.reason === PAUSE_TOO_LONG) return `cannot use ${at}: ${e.message}`;
   // The run's own --deadline is no fault of the platform: its reads are listed as they failed.
   if (e.status !== 0 || e.reason === 'deadline_exceeded') return undefined;
   if (e.reason === 'timeout')

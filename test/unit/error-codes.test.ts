@@ -28,7 +28,6 @@ describe('error codes', () => {
     [0, 'timeout', 'E_NETWORK'],
     [0, 'connection_failed', 'E_NETWORK'],
     [0, 'deadline_exceeded', 'E_DEADLINE'],
-    [0, 'pause_too_long', 'E_DEADLINE'],
   ])('an HTTP failure %i %s is %s', (status, reason, code) => {
     expect(new ApiError('GET', '/x', status, reason, 'm').code).toBe(code);
   });
