@@ -15,6 +15,7 @@ export const layers = [
   ['state', 'project'],
   ['budget'],
   ['remote'],
+  ['live'],
   ['plan'],
   ['rules', 'windows'],
   ['apply'],

@@ -12,13 +12,13 @@ import { State } from '../state/state.js';
 import type { Io, Issue, Plan } from '../types.js';
 import { nearestPos } from '../validate/locate.js';
 import { counted } from './events.js';
-import type { Checkout } from './git.js';
+import type { CommitSource } from './git.js';
 import type { Commits, RunReport } from './run-report.js';
 
 export type { Commits, RunReport };
 
 export interface RunInput {
-  checkout: Checkout;
+  checkout: CommitSource;
   path: string;
   flags: CommonFlags;
   backend: StateBackend;

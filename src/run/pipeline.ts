@@ -7,9 +7,9 @@ import { otherStates } from './other-states.js';
 import { managedByPlan, refuseForeignOwners } from './owners.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
-import { readLive } from '../remote/read-live.js';
-import { planReads } from '../remote/read-plan.js';
-import { changedSinceApply } from '../remote/refresh.js';
+import { readLive } from '../live/read-live.js';
+import { planReads } from '../live/read-plan.js';
+import { changedSinceApply } from '../live/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
@@ -164,7 +164,7 @@ export async function readAndPlan(
  * Load, read, plan, check the guardrails: the plan as a closed value, with what it was made from. `loaded` gives
  * what the caller read already, or how to read the state (apply reads it under its lock); else the state is read as
  * it is. `allow`: the allowances for the rules (default: --allow). With `--refresh changed` only the documents
- * changed since the last apply are read (remote/refresh.ts).
+ * changed since the last apply are read (live/refresh.ts).
  */
 export async function makePlan(
   opts: RunOptions,

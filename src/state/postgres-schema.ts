@@ -8,6 +8,7 @@ export const tables = (s: string) => ({
   history: `"${s}".history`,
   locks: `"${s}".locks`,
   owners: `"${s}".owners`,
+  replicas: `"${s}".replicas`,
   budgets: `"${s}".budgets`,
 });
 
@@ -90,6 +91,21 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
         ON CONFLICT DO NOTHING`,
     ];
   },
+  // The agents that share a repository's configurations (src/agent/fleet.ts): one row per live replica, alive for as
+  // long as its session holds the advisory lock whose halves the row names; a row whose lock nobody holds is a dead one.
+  (s) => [
+    `CREATE TABLE ${tables(s).replicas} (
+        id text PRIMARY KEY,
+        fleet text NOT NULL,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        backend_pid integer NOT NULL,
+        lock_high bigint NOT NULL,
+        lock_low bigint NOT NULL
+      )`,
+    `CREATE INDEX ON ${tables(s).replicas} (fleet)`,
+  ],
   // The fleet's API budget (src/budget/): one row per platform origin, its bucket and its leases as one small
   // document, rewritten by compare-and-set on `version` (one round trip per lease, pg-store.ts).
   (s) => [
@@ -106,4 +122,4 @@ export const LATEST = MIGRATIONS.length;
 /** The migration that made the owners table. */
 export const OWNERS_SINCE = 4;
 /** The migration that made the budgets table. */
-export const BUDGETS_SINCE = 5;
+export const BUDGETS_SINCE = 6;
