@@ -13,6 +13,7 @@ export const layers = [
   ['validate'],
   ['resolve'],
   ['state', 'project'],
+  ['budget'],
   ['remote'],
   ['live'],
   ['plan'],

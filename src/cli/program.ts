@@ -15,6 +15,7 @@ const commands = {
   graph: () => import('./commands/graph.js'),
   export: () => import('./commands/export.js'),
   state: () => import('./commands/state.js'),
+  budget: () => import('./commands/budget.js'),
   import: () => import('./commands/import.js'),
   stateVersions: () => import('./commands/state-versions.js'),
   stateMigrate: () => import('./commands/state-migrate.js'),
@@ -32,7 +33,7 @@ export interface Wiring {
 
 /** Every command of the program. */
 export function addCommands(program: Command, wiring: Wiring): void {
-  for (const add of [addReading, addPlans, addAdoption, addState, addAgent, addTools]) add(program, wiring);
+  for (const add of [addReading, addPlans, addAdoption, addState, addBudget, addAgent, addTools]) add(program, wiring);
 }
 
 /**
@@ -121,6 +122,18 @@ function addAdoption(program: Command, { io, done }: Wiring): void {
     .action(async (address, id, dir, flags) => {
       done(await (await commands.import()).importCommand(address, id, dir, flags, io));
     });
+}
+
+/** The fleet's API budget: budget status. */
+function addBudget(program: Command, { io, done }: Wiring): void {
+  const budget = program.command('budget').description("the fleet's API budget on an environment's platform");
+  common(
+    budget
+      .command('status [dir]')
+      .description('the budget, what the fleet learnt of the platform, and who holds leases'),
+  ).action(async (dir, flags) => {
+    done(await (await commands.budget()).budgetStatus(dir, flags, io));
+  });
 }
 
 /** State and its subcommands. */

@@ -9,22 +9,30 @@ export type DocumentInputs = Pick<
   'dir' | 'varFiles' | 'envName' | 'project' | 'projectSource' | 'vars' | 'registry' | 'issueFormat' | 'allow'
 >;
 
-/** Reaching the platform: its URL, the token, and the client's limits, retries, deadlines and clock. */
-export type PlatformInputs = Pick<
-  RunOptions,
-  | 'baseUrl'
-  | 'insecureHttp'
-  | 'token'
-  | 'tokenSource'
-  | 'concurrency'
-  | 'maxRps'
-  | 'timeoutMs'
-  | 'maxAttempts'
-  | 'deadlineMs'
-  | 'runDeadlineAt'
-  | 'runClock'
-  | 'debug'
->;
+/** Where a budget's bucket is: beside the state, for this configuration and environment (run/budget-place.ts). */
+export type BudgetPlaceInputs = Pick<RunOptions, 'state' | 'configuration' | 'envName' | 'timeoutMs'>;
+
+/**
+ * Reaching the platform: its URL, the token, the client's limits, retries, deadlines and clock, and the fleet's
+ * budget with where its bucket is.
+ */
+export type PlatformInputs = BudgetPlaceInputs &
+  Pick<
+    RunOptions,
+    | 'budget'
+    | 'baseUrl'
+    | 'insecureHttp'
+    | 'token'
+    | 'tokenSource'
+    | 'concurrency'
+    | 'maxRps'
+    | 'timeoutMs'
+    | 'maxAttempts'
+    | 'deadlineMs'
+    | 'runDeadlineAt'
+    | 'runClock'
+    | 'debug'
+  >;
 
 /** Where the state is, and whose it is (the configuration and environment it is bound to). */
 export type StateInputs = Pick<RunOptions, 'state' | 'configuration' | 'envName' | 'timeoutMs' | 'dir' | 'project'>;

@@ -31,6 +31,8 @@ export type Reader = Caller & { readonly opts: Pick<ClientOptions, 'baseUrl'> };
 type ReadInputs = Pick<RunOptions, 'registry' | 'quiet' | 'debug' | 'concurrency' | 'recreateMissing' | 'tokenSource'> &
   StatesInSight;
 import { platformProblem } from './reach.js';
+import { budgetGate } from '../budget/open.js';
+import { budgetPlace } from './budget-place.js';
 import { planConfigurationHash, selectTargets, targeted } from './targets.js';
 
 /** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
@@ -42,6 +44,10 @@ export function baseUrl(opts: Pick<RunOptions, 'baseUrl' | 'insecureHttp'>, warn
 
 export function makeClient(opts: PlatformInputs, io: Io): Client {
   const url = baseUrl(opts, (m) => io.err(`${m}\n`));
+  const debug = opts.debug ? (line: string) => io.err(`debug: ${line}\n`) : undefined;
+  const budget =
+    opts.budget &&
+    budgetGate(opts.budget, budgetPlace(opts, url, io), opts.runClock, (line) => io.err(`${line}\n`), debug);
   return new Client({
     ...defaultClientOptions,
     baseUrl: url.href,
@@ -53,7 +59,8 @@ export function makeClient(opts: PlatformInputs, io: Io): Client {
     deadlineMs: opts.deadlineMs,
     runDeadlineAt: opts.runDeadlineAt,
     clock: opts.runClock,
-    debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
+    debug,
+    ...(budget ? { budget } : {}),
   });
 }
 
@@ -209,6 +216,7 @@ export async function makePlan(
       changes,
       summary,
       requests: { reads: client.counts.reads },
+      ...(client.budgetReport() ? { budget: client.budgetReport() } : {}),
     };
     const planned: Planned = { plan, shown: maskPlan(plan), state, client, locate: documentLocator(config.docs) };
     await guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
@@ -248,5 +256,11 @@ export async function applyPlanned(
   state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances, overrides });
   const applied = await applyPlan(writable, client, state, { concurrency: opts.concurrency, ...extra });
   const result = held.length ? withHeld(applied, plan, held) : applied;
-  return { ...result, ...(allowances ? { allowances } : {}), ...(overrides ? { overrides } : {}) };
+  const budget = client.budgetReport();
+  return {
+    ...result,
+    ...(allowances ? { allowances } : {}),
+    ...(overrides ? { overrides } : {}),
+    ...(budget ? { budget } : {}),
+  };
 }
