@@ -3,9 +3,16 @@ import { defineConfig } from 'vitest/config';
 
 // npm test: every test that runs the CLI in-process. The process-level ones (SIGKILL, the benchmark, the bin) are
 // in test/slow/, run by `npm run test:slow` (vitest.slow.config.ts) against the built dist/.
+//
+// Two projects. The tables (test/unit, test/scenarios, test/emulator) share their worker's modules from one file to
+// the next (isolate: false): a fresh module graph per file cost each file about a second of loading src/ again, a
+// third of the suite's CPU. They hold no state across files (no module-level mocks or clocks; each emulator closed).
+// The end-to-end files keep a graph of their own each: they set the CLI's shared clock (useVirtualClock) and start
+// agents, servers and databases whose module state must not reach the next file.
+const TABLES = ['test/unit/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/emulator/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     exclude: ['test/slow/**', '**/node_modules/**'],
     setupFiles: ['test/helpers/setup.ts'],
     // Each run's own TMPDIR: a test that leaves a temporary directory behind fails the run.
@@ -17,5 +24,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // The JSON report is what .ci/run reads to print its closing "N passed, M failed" line.
     reporters: ['default', ['json', { outputFile: '.test-results.json' }]],
+    projects: [
+      { extends: true, test: { name: 'tables', include: TABLES, isolate: false } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [...TABLES, 'test/slow/**'] } },
+    ],
   },
 });
