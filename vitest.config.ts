@@ -11,22 +11,27 @@ import { defineConfig } from 'vitest/config';
 // agents, servers and databases whose module state must not reach the next file.
 const TABLES = ['test/unit/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/emulator/**/*.test.ts'];
 
+/** What both projects take (not `extends: true`: the root's globalSetup would run once more for each project). */
+const shared = {
+  setupFiles: ['test/helpers/setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 30_000,
+};
+
 export default defineConfig({
   test: {
     exclude: ['test/slow/**', '**/node_modules/**'],
-    setupFiles: ['test/helpers/setup.ts'],
-    // Each run's own TMPDIR: a test that leaves a temporary directory behind fails the run.
+    ...shared,
+    // Each run's own TMPDIR, made once for the run: a test that leaves a temporary directory behind fails the run.
     globalSetup: ['test/helpers/fresh-tmp.ts'],
     // vitest runs one file fewer at a time than there are cores: one at a time on two. These tests spend most of
     // their time waiting on loopback sockets, so two files share two cores well (about 23 s down to 15 s here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    testTimeout: 60_000,
-    hookTimeout: 30_000,
     // The JSON report is what .ci/run reads to print its closing "N passed, M failed" line.
     reporters: ['default', ['json', { outputFile: '.test-results.json' }]],
     projects: [
-      { extends: true, test: { name: 'tables', include: TABLES, isolate: false } },
-      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'], exclude: [...TABLES, 'test/slow/**'] } },
+      { test: { ...shared, name: 'tables', include: TABLES, isolate: false } },
+      { test: { ...shared, name: 'e2e', include: ['test/**/*.test.ts'], exclude: [...TABLES, 'test/slow/**'] } },
     ],
   },
 });

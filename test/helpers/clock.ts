@@ -4,6 +4,7 @@
 // a row, no one has read the clock or set a timer, and no file, DNS or connect request is pending. A request over
 // loopback between the CLI and the emulator in this process reads the clock on arrival and on its answer, a few
 // turns apart, so time never jumps while one is on its way; a jump is what the waits would have waited for.
+import { afterAll } from 'vitest';
 import type { Clock } from '../../src/types.js';
 
 /** the turns of the event loop with nothing happening after which time moves on */
@@ -110,6 +111,11 @@ export const fileClock = (): Clock | undefined => shared;
  * retry waits, Retry-After pauses and rate buckets cost no real time. Call it once, at the top of the file.
  */
 export function useVirtualClock(): VirtualClock {
-  shared = new VirtualClock();
-  return shared;
+  const clock = new VirtualClock();
+  shared = clock;
+  // The file's alone: a worker that runs the next file in the same modules (isolate: false) starts it on the real one.
+  afterAll(() => {
+    if (shared === clock) shared = undefined;
+  });
+  return clock;
 }
