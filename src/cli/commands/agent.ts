@@ -12,6 +12,7 @@ import { makeLog } from '../../agent/log.js';
 import { refusalLog } from '../../agent/refusals.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
+import { pinSettings, type Pinned } from '../../agent/pinned.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
 import { Reported, TapedeckError, UserError } from '../../errors.js';
 import { formatIssue } from '../../report/text.js';
@@ -78,22 +79,24 @@ function firstOptions(
   settings: AgentSettings,
   checkout: Checkout,
   io: Io,
-): { opts: RunOptions; flags: CommonFlags } {
+): { opts: RunOptions; flags: CommonFlags; pinned: Pinned } {
   const runIo = { ...io, cwd: checkout.dir };
   const dir = join(checkout.dir, settings.path);
   const role = settings.autoApply ? ('apply' as const) : ('plan' as const);
   const opts = buildOptions(dir, { ...flags, quiet: true }, runIo, { role });
   // Where the token goes is the operator's: a platform the repository names is the first commit's, for good.
   flags = { ...flags, baseUrl: flags.baseUrl ?? opts.baseUrl };
-  if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
+  // So is what the first commit says of the state, the configuration and the token's source (agent/pinned.ts).
+  const pinned = pinSettings(opts, flags.baseUrl);
+  if (opts.state.kind !== 'file' || flags.state) return { opts, flags, pinned };
   if (opts.project?.environments?.[opts.envName]?.state) {
     throw new UserError(
       `tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is ` +
         `replaced at every commit: give the agent --state FILE (on its own disk) or a postgres:// state`,
     );
   }
-  const pinned = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
-  return { opts: buildOptions(dir, { ...pinned, quiet: true }, runIo, { role }), flags: pinned };
+  const onDisk = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
+  return { opts: buildOptions(dir, { ...onDisk, quiet: true }, runIo, { role }), flags: onDisk, pinned };
 }
 
 /**
@@ -164,7 +167,7 @@ async function runAgent(
     }
     const settings = agentSettings({ ...flags, notify: inputs.notify }, project?.agent);
     const secret = webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io);
-    const { opts, flags: pinned } = firstOptions(runFlags, settings, checkout, io);
+    const { opts, flags: pinnedFlags, pinned } = firstOptions(runFlags, settings, checkout, io);
     opts.token(); // a missing or unusable token stops the start, not every run
     const log = makeLog(io, settings.logFormat, opts.debug);
     const metrics = new AgentMetrics();
@@ -181,7 +184,7 @@ async function runAgent(
       mask,
       openBackend: () => stateBackend(opts, io),
       lockCheckMs: leaseTimes(lockBoundOf(io.env)).renewMs,
-      run: { checkout, path: settings.path, flags: pinned, io },
+      run: { checkout, path: settings.path, flags: pinnedFlags, io, pinned },
     });
     // A file state is one machine's: a second agent (or an apply) holding it refuses this start.
     if (!sharedState) await agent.lead();
