@@ -1,20 +1,24 @@
-// The agent's loop: hold the state's lock (or stand by until the holder goes), reconcile every interval or when a
-// signed push arrives, and tell: the log, the metrics, the status, the notifications. One run at a time; a stop
-// lets the write in flight finish, then the state is saved and the lock released.
+// One configuration's loop: hold its state's lock (or stand by until the holder goes), reconcile every interval or
+// when a push changes it, and tell: the log, the metrics, the status, the notifications. One run at a time; a stop
+// lets the write in flight finish, then the state is saved and the lock released. An agent following several
+// configurations runs one of these for each (fleet.ts): then `assigned` says whether this replica is the one to
+// reconcile it now (shares.ts), and `slots` bounds the runs at once (--parallel).
 import { errorLine, UserError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
-import { tapedeckVersion } from '../version.js';
 import type { Log } from './log.js';
-import type { AgentMetrics, Sync } from './metrics.js';
+import type { ConfigMetrics, Sync } from './metrics.js';
 import type { Notifier } from './notify.js';
 import { heldUntil, reconcile, type Commits, type RunInput, type RunReport } from './reconcile.js';
 import { systemClock } from '../util/clock.js';
 import type { AgentSettings } from './settings.js';
-import { shownRepo } from './git.js';
 import { notifications, syncOf } from './events.js';
+import { configurationStatus, type LastRun } from './agent-status.js';
+import type { Slots } from './slots.js';
 
 export interface AgentParts {
   settings: AgentSettings;
+  /** the configuration's directory in the repository: its name in the fleet's status, metrics and notifications */
+  configuration: string;
   environment: string;
   /** the state as a user names it (a file, or the database URL with its password masked) */
   stateShown: string;
@@ -23,34 +27,52 @@ export interface AgentParts {
   openBackend: () => Promise<StateBackend>;
   run: Omit<RunInput, 'backend' | 'commits' | 'refresh' | 'stopping' | 'autoApply'>;
   log: Log;
-  metrics: AgentMetrics;
+  metrics: ConfigMetrics;
   notifier: Notifier;
   mask: (t: string) => string;
   /** how often a leader on a shared state confirms its lock between writes (a third of the lock's bound) */
   lockCheckMs?: number;
+  /** several configurations: whether this replica reconciles this one now (absent: always) */
+  assigned?: () => boolean;
+  /** several configurations: a run waits for one of these (--parallel) */
+  slots?: Slots;
+  /** several configurations: the notifications' text names the configuration, and the state's connection for
+   *  reads and writes is closed between runs (the lock's stays), so 20 configurations do not hold 40 connections */
+  fleet?: boolean;
 }
 
 type Role = 'starting' | 'leader' | 'standby' | 'stopping';
 
 export class Agent {
   private backend: StateBackend | undefined;
-  private role: Role = 'starting';
+  role: Role = 'starting';
   private stopping = false;
   private running = false;
   private again = false;
   private wake: (() => void) | undefined;
   private runs = 0;
   readonly commits: Commits = {};
-  private last: (RunReport & { started_at: string; finished_at: string; duration_ms: number }) | undefined;
+  private last: LastRun | undefined;
   private lastSuccessAt: string | undefined;
   private lastError: { at: string; code?: string; message: string } | undefined;
   private nextRunAt: string | undefined;
   private sync: Sync | undefined;
+  /** the runs this replica made of it (the first of each spell of holding it is a full one) */
+  private spellRuns = 0;
   private readonly told = { drift: '', failure: '', held: '' };
   /** the leader's own confirmations of its lock, between runs too: /status never says leader without the lock */
   private watch: NodeJS.Timeout | undefined;
 
   constructor(private readonly p: AgentParts) {}
+
+  get configuration(): string {
+    return this.p.configuration;
+  }
+
+  /** on a state several agents can share (a database): one that is held elsewhere is waited for, not an error */
+  get shared(): boolean {
+    return this.p.sharedState;
+  }
 
   get ready(): boolean {
     return (
@@ -82,6 +104,7 @@ export class Agent {
     }
     this.p.log('info', 'holding the state lock: this agent reconciles', { state: this.p.stateShown });
     this.role = 'leader';
+    if (this.p.fleet) this.spellRuns = 0;
     this.p.metrics.leader(true);
     this.backend.onLockLost((why) => this.stepDown(why));
     if (this.p.sharedState) this.watchLock();
@@ -127,6 +150,13 @@ export class Agent {
     await backend?.close();
   }
 
+  /** This replica no longer reconciles it (another's share now): the lock is released for the one that does. */
+  private async yieldShare(): Promise<void> {
+    if (this.role === 'leader') this.p.log('info', 'released: another replica reconciles this configuration now', {});
+    await this.drop();
+    this.role = 'standby';
+  }
+
   /** A reconcile now (a verified push): after the current one if one is running. */
   trigger(): void {
     if (this.running) this.again = true;
@@ -162,10 +192,11 @@ export class Agent {
   async loop(): Promise<void> {
     try {
       while (!this.stopping) {
-        if (await this.lead()) {
+        if (!(this.p.assigned?.() ?? true)) await this.yieldShare();
+        else if (await this.lead()) {
           this.running = true;
           try {
-            await this.tick();
+            await (this.p.slots ? this.p.slots.run(() => this.tick()) : this.tick());
           } finally {
             this.running = false;
           }
@@ -184,8 +215,9 @@ export class Agent {
   }
 
   private async tick(): Promise<void> {
+    if (this.stopping || this.role !== 'leader') return;
     const started = Date.now();
-    const n = this.runs;
+    const n = this.spellRuns++;
     const refresh: RunReport['refresh'] = n % this.p.settings.fullEvery === 0 ? 'full' : 'changed';
     const report = await reconcile({
       ...this.p.run,
@@ -212,7 +244,10 @@ export class Agent {
     if (report.result === 'success') this.lastSuccessAt = this.last.finished_at;
     else this.lastError = { at: this.last.finished_at, code: report.errorCode, message: report.error ?? report.result };
     this.logRun(report, finished - started);
-    for (const e of notifications(report, this.p.environment, this.told, this.sync)) this.p.notifier.notify(e);
+    const named = this.p.fleet ? `${this.p.configuration} ${this.p.environment}` : this.p.environment;
+    for (const e of notifications(report, this.p.environment, this.told, this.sync, named))
+      this.p.notifier.notify({ ...e, configuration: this.p.configuration });
+    if (this.p.fleet) await this.backend?.rest?.();
     // A database connection that broke loses the lock with it: stand by, and take it again if it is free.
     if (report.result === 'failed' && this.role === 'leader' && this.backend && this.p.sharedState) {
       try {
@@ -246,48 +281,17 @@ export class Agent {
   }
 
   /** /status: where the agent stands; nothing secret (the repository without credentials, the state masked). */
-  status(): object {
-    const { settings } = this.p;
-    const l = this.last;
-    return JSON.parse(
-      this.p.mask(
-        JSON.stringify({
-          version: tapedeckVersion(),
-          role: this.role,
-          repository: shownRepo(settings.repo),
-          branch: settings.branch,
-          path: settings.path,
-          environment: this.p.environment,
-          state: this.p.stateShown,
-          auto_apply: l?.autoApply ?? settings.autoApply,
-          interval_ms: settings.intervalMs,
-          full_every: settings.fullEvery,
-          commit: this.commits.good ?? null,
-          rejected_commit: this.commits.rejected ?? null,
-          sync: this.sync
-            ? { status: this.sync.status, commit: this.sync.commit ?? null, tip: this.sync.tip ?? null }
-            : null,
-          runs: this.runs,
-          last_run: l
-            ? {
-                result: l.result,
-                started_at: l.started_at,
-                finished_at: l.finished_at,
-                duration_ms: l.duration_ms,
-                refresh: l.refresh,
-                requests: l.requests,
-              }
-            : null,
-          last_plan: l?.summary
-            ? { commit: l.commit, refresh: l.refresh, not_read: l.notRead ?? 0, summary: l.summary, changes: l.changes }
-            : null,
-          last_apply: l?.applied ?? null,
-          held: l?.held ?? [],
-          last_success_at: this.lastSuccessAt ?? null,
-          last_error: this.lastError ?? null,
-          next_run_at: this.role === 'stopping' ? null : (this.nextRunAt ?? null),
-        }),
-      ),
-    );
+  status(): Record<string, unknown> {
+    return configurationStatus({
+      ...this.p,
+      role: this.role,
+      commits: this.commits,
+      sync: this.sync,
+      runs: this.runs,
+      last: this.last,
+      lastSuccessAt: this.lastSuccessAt,
+      lastError: this.lastError,
+      nextRunAt: this.nextRunAt,
+    });
   }
 }

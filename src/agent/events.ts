@@ -26,16 +26,18 @@ export function syncOf(r: RunReport, commits: Commits, lastTip?: string): Sync {
   return { status: 'synced', ...at };
 }
 
-/** `told` remembers what was last told (the drift's and the failure's fingerprints), across runs. */
+/** `told` remembers what was last told (the drift's and the failure's fingerprints), across runs; `named`: how the
+ *  text names what was reconciled (the environment; with several configurations, the configuration and it). */
 export function notifications(
   r: RunReport,
   environment: string,
   told: { drift: string; failure: string; held: string },
   sync?: Sync,
+  named = environment,
 ): AgentEvent[] {
   const base = { environment, commit: r.commit, ...(sync ? { sync_status: sync.status, tip: sync.tip } : {}) };
   const events: AgentEvent[] = [];
-  events.push(...heldEvent(r, environment, told));
+  events.push(...heldEvent(r, environment, told, named));
   if (r.result === 'invalid') {
     if (r.error !== told.failure)
       events.push({
@@ -44,7 +46,7 @@ export function notifications(
         rejected_commit: r.rejected,
         error: r.error,
         error_code: r.errorCode,
-        text: `tapedeck ${environment}: ${r.error}`,
+        text: `tapedeck ${named}: ${r.error}`,
       });
     told.failure = r.error ?? '';
     return events;
@@ -55,7 +57,7 @@ export function notifications(
       event: 'applied',
       summary: r.applied,
       text:
-        `tapedeck ${environment}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: ` +
+        `tapedeck ${named}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: ` +
         listed(r.changes ?? []),
     });
     told.drift = '';
@@ -69,7 +71,7 @@ export function notifications(
         summary: r.summary,
         changes: r.changes.slice(0, 100),
         text:
-          `tapedeck ${environment}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} ` +
+          `tapedeck ${named}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} ` +
           `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
       });
     }
@@ -85,7 +87,7 @@ export function notifications(
         error: r.error,
         error_code: r.errorCode,
         failures: r.failures,
-        text: `tapedeck ${environment}: the run failed: ${r.error}`,
+        text: `tapedeck ${named}: the run failed: ${r.error}`,
       });
     told.failure = r.error ?? '';
   } else {
@@ -95,7 +97,7 @@ export function notifications(
 }
 
 /** Changes a window holds back: told once for the same set, again when it changes; nothing when none is held. */
-function heldEvent(r: RunReport, environment: string, told: { held: string }): AgentEvent[] {
+function heldEvent(r: RunReport, environment: string, told: { held: string }, named: string): AgentEvent[] {
   const held = r.held ?? [];
   const fingerprint = held.map((h) => `${h.action} ${h.address} ${h.windows.join()}`).join('; ');
   if (fingerprint === told.held) return [];
@@ -113,7 +115,7 @@ function heldEvent(r: RunReport, environment: string, told: { held: string }): A
       event: 'held',
       held: held.slice(0, 100),
       text:
-        `tapedeck ${environment}: ${counted(held.length, 'change')} held by change window${windows.includes(',') ? 's' : ''} ${windows}` +
+        `tapedeck ${named}: ${counted(held.length, 'change')} held by change window${windows.includes(',') ? 's' : ''} ${windows}` +
         `${next ? ` until ${next}` : ''} (applied in the first run after): ${listed(held)}`,
     },
   ];

@@ -23,7 +23,17 @@ export function shownRepo(repo: string): string {
   }
 }
 
-export class Checkout {
+/** What one configuration's runs read commits through: the fetched tip, and its own directory at a commit. */
+export interface CommitSource {
+  /** the working tree the configuration's directory is found in */
+  readonly dir: string;
+  /** the branch's tip as the remote has it now */
+  fetch(): Promise<string>;
+  /** the working tree becomes exactly that commit */
+  checkout(commit: string): Promise<void>;
+}
+
+export class Checkout implements CommitSource {
   constructor(
     private readonly repo: string,
     private readonly branch: string,
@@ -40,7 +50,7 @@ export class Checkout {
         {
           cwd: cwd ?? this.dir,
           timeout: GIT_TIMEOUT_MS,
-          maxBuffer: 1 << 20,
+          maxBuffer: 64 << 20,
           env: {
             ...process.env,
             GIT_TERMINAL_PROMPT: '0',
@@ -136,5 +146,39 @@ export class Checkout {
   async checkout(commit: string): Promise<void> {
     await this.git(['checkout', '--quiet', '--force', '--detach', commit]);
     await this.git(['clean', '--quiet', '-ffdx']);
+  }
+
+  /** Every file of a commit, by its path in the repository. */
+  async files(commit: string): Promise<string[]> {
+    return (await this.git(['ls-tree', '-r', '-z', '--name-only', commit])).split('\0').filter(Boolean);
+  }
+
+  /** The files that differ between two commits (a rename: both paths). */
+  async changed(from: string, to: string): Promise<string[]> {
+    return (await this.git(['diff', '--name-only', '-z', '--no-renames', from, to])).split('\0').filter(Boolean);
+  }
+
+  /**
+   * A working tree of its own for one configuration, on this clone's objects (no second clone), holding only that
+   * directory (a sparse checkout): configurations move from commit to commit on their own, one rejected commit
+   * holding back no other.
+   */
+  async worktree(dir: string, path: string): Promise<CommitSource> {
+    await this.git(['worktree', 'add', '--quiet', '--detach', '--no-checkout', dir, 'HEAD']);
+    if (path !== '.')
+      await this.git(['sparse-checkout', 'set', '--no-cone', `/${path.replace(/[*?[\\]/g, '\\$&')}/`], dir);
+    return {
+      dir,
+      fetch: () => this.fetch(),
+      checkout: async (commit) => {
+        await this.git(['checkout', '--quiet', '--force', '--detach', commit], dir);
+        await this.git(['clean', '--quiet', '-ffdx'], dir);
+      },
+    };
+  }
+
+  /** A configuration's working tree removed (the configuration gone from the branch). */
+  async removeWorktree(dir: string): Promise<void> {
+    await this.git(['worktree', 'remove', '--force', dir]).catch(() => {});
   }
 }

@@ -21,70 +21,105 @@ export interface Sync {
   tip?: string;
 }
 
+/** One configuration's series: what its runs report; its labels are fixed when it is made (AgentMetrics.of). */
+export interface ConfigMetrics {
+  run(result: RunResult, seconds: number): void;
+  planned(drifted: number, corrected: number): void;
+  sync(s: Sync): void;
+  sent(counts: { reads: number; writes: number; throttled: number }, applied: number): void;
+  held(changes: number): void;
+  leader(held: boolean): void;
+}
+
+type Labels = Record<string, string>;
+
+/**
+ * Following one configuration (a single --path), the series carry no configuration label, as they always did;
+ * following several, each configuration's carry `configuration`: its directory in the repository, bounded by the
+ * configurations found, never a value read from a document.
+ */
+function families(registry: Registry, per: string[]) {
+  const registers = [registry];
+  return {
+    runs: new Counter({
+      name: 'tapedeck_agent_runs_total',
+      help: 'Reconcile runs by result: success, failed (platform or state), invalid (a commit that failed its checks)',
+      labelNames: [...per, 'result'],
+      registers,
+    }),
+    duration: new Histogram({
+      name: 'tapedeck_agent_run_duration_seconds',
+      help: 'Duration of reconcile runs',
+      buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      labelNames: per,
+      registers,
+    }),
+    lastSuccess: new Gauge({
+      name: 'tapedeck_agent_last_success_timestamp_seconds',
+      help: 'When the last successful run ended (Unix time)',
+      labelNames: per,
+      registers,
+    }),
+    syncInfo: new Gauge({
+      name: 'tapedeck_agent_sync_info',
+      help: 'Always 1, on one series: the commit reconciled, the branch tip, and status synced, out_of_sync, rejected (the tip failed its checks; until a newer commit is applied) or failed',
+      labelNames: [...per, 'commit', 'tip', 'status'],
+      registers,
+    }),
+    drifted: new Gauge({
+      name: 'tapedeck_agent_resources_drifted',
+      help: 'Resources that differ from the repository after the last run (with --auto-apply, what it applied is not counted)',
+      labelNames: per,
+      registers,
+    }),
+    corrected: new Counter({
+      name: 'tapedeck_agent_corrections_total',
+      help: 'Resources changed outside tapedeck (drift found by a full run) that an apply put back',
+      labelNames: per,
+      registers,
+    }),
+    applied: new Counter({
+      name: 'tapedeck_agent_changes_applied_total',
+      help: 'Changes applied to the platform',
+      labelNames: per,
+      registers,
+    }),
+    requests: new Counter({
+      name: 'tapedeck_agent_requests_total',
+      help: 'Requests sent to the platform, by kind (read, write)',
+      labelNames: [...per, 'kind'],
+      registers,
+    }),
+    throttled: new Counter({
+      name: 'tapedeck_agent_throttled_requests_total',
+      help: 'Requests the platform refused with 429',
+      labelNames: per,
+      registers,
+    }),
+    lockHeld: new Gauge({
+      name: 'tapedeck_agent_lock_held',
+      help: '1 when this agent holds the state lock (the one that reconciles), else 0',
+      labelNames: per,
+      registers,
+    }),
+    heldChanges: new Gauge({
+      name: 'tapedeck_agent_changes_held',
+      help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
+      labelNames: per,
+      registers,
+    }),
+  };
+}
+
 export class AgentMetrics {
   readonly registry = new Registry();
-  private readonly runs = new Counter({
-    name: 'tapedeck_agent_runs_total',
-    help: 'Reconcile runs by result: success, failed (platform or state), invalid (a commit that failed its checks)',
-    labelNames: ['result'],
-    registers: [this.registry],
-  });
-  private readonly duration = new Histogram({
-    name: 'tapedeck_agent_run_duration_seconds',
-    help: 'Duration of reconcile runs',
-    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [this.registry],
-  });
-  private readonly lastSuccess = new Gauge({
-    name: 'tapedeck_agent_last_success_timestamp_seconds',
-    help: 'When the last successful run ended (Unix time)',
-    registers: [this.registry],
-  });
-  private readonly syncInfo = new Gauge({
-    name: 'tapedeck_agent_sync_info',
-    help: 'Always 1, on one series: the commit reconciled, the branch tip, and status synced, out_of_sync, rejected (the tip failed its checks; until a newer commit is applied) or failed',
-    labelNames: ['commit', 'tip', 'status'],
-    registers: [this.registry],
-  });
-  private readonly drifted = new Gauge({
-    name: 'tapedeck_agent_resources_drifted',
-    help: 'Resources that differ from the repository after the last run (with --auto-apply, what it applied is not counted)',
-    registers: [this.registry],
-  });
-  private readonly corrected = new Counter({
-    name: 'tapedeck_agent_corrections_total',
-    help: 'Resources changed outside tapedeck (drift found by a full run) that an apply put back',
-    registers: [this.registry],
-  });
-  private readonly applied = new Counter({
-    name: 'tapedeck_agent_changes_applied_total',
-    help: 'Changes applied to the platform',
-    registers: [this.registry],
-  });
-  private readonly requests = new Counter({
-    name: 'tapedeck_agent_requests_total',
-    help: 'Requests sent to the platform, by kind (read, write)',
-    labelNames: ['kind'],
-    registers: [this.registry],
-  });
-  private readonly throttled = new Counter({
-    name: 'tapedeck_agent_throttled_requests_total',
-    help: 'Requests the platform refused with 429',
-    registers: [this.registry],
-  });
-  private readonly lockHeld = new Gauge({
-    name: 'tapedeck_agent_lock_held',
-    help: '1 when this agent holds the state lock (the one that reconciles), else 0',
-    registers: [this.registry],
-  });
+  private readonly f: ReturnType<typeof families>;
+  private readonly per: string[];
 
-  private readonly heldChanges = new Gauge({
-    name: 'tapedeck_agent_changes_held',
-    help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
-    registers: [this.registry],
-  });
-
-  constructor() {
+  /** `labelled`: the agent follows several configurations, each with its own series */
+  constructor(private readonly labelled = false) {
+    this.per = labelled ? ['configuration'] : [];
+    this.f = families(this.registry, this.per);
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'tapedeck_build_info',
@@ -92,44 +127,56 @@ export class AgentMetrics {
       labelNames: ['version'],
       registers: [this.registry],
     }).set({ version: tapedeckVersion() }, 1);
-    // Every series exists from the start: a dashboard or alert sees 0, not "no data", before the first failure.
-    for (const result of ['success', 'failed', 'invalid']) this.runs.inc({ result }, 0);
-    for (const kind of ['read', 'write']) this.requests.inc({ kind }, 0);
-    this.lockHeld.set(0);
-    this.heldChanges.set(0);
   }
 
-  run(result: RunResult, seconds: number): void {
-    this.runs.inc({ result });
-    this.duration.observe(seconds);
-    if (result === 'success') this.lastSuccess.set(Date.now() / 1000);
+  /**
+   * One configuration's series, each existing from the start: a dashboard or alert sees 0, not "no data", before
+   * the first failure. `configuration`: its directory in the repository (ignored when the series are unlabelled).
+   */
+  of(configuration: string): ConfigMetrics {
+    const at: Labels = this.labelled ? { configuration } : {};
+    const f = this.f;
+    for (const result of ['success', 'failed', 'invalid']) f.runs.inc({ ...at, result }, 0);
+    for (const kind of ['read', 'write']) f.requests.inc({ ...at, kind }, 0);
+    f.lockHeld.set(at, 0);
+    f.heldChanges.set(at, 0);
+    if (this.labelled) for (const c of [f.corrected, f.applied, f.throttled]) c.inc(at, 0);
+    let synced: Labels | undefined;
+    return {
+      run(result, seconds) {
+        f.runs.inc({ ...at, result });
+        f.duration.observe(at, seconds);
+        if (result === 'success') f.lastSuccess.set(at, Date.now() / 1000);
+      },
+      planned(drifted, corrected) {
+        f.drifted.set(at, drifted);
+        f.corrected.inc(at, corrected);
+      },
+      // One series at a time per configuration: the last replaces the one before (a commit that moved on is gone).
+      sync(s) {
+        if (synced) f.syncInfo.remove(synced);
+        synced = { ...at, commit: s.commit ?? '', tip: s.tip ?? '', status: s.status };
+        f.syncInfo.set(synced, 1);
+      },
+      sent(counts, applied) {
+        f.requests.inc({ ...at, kind: 'read' }, counts.reads);
+        f.requests.inc({ ...at, kind: 'write' }, counts.writes);
+        f.throttled.inc(at, counts.throttled);
+        f.applied.inc(at, applied);
+      },
+      held(changes) {
+        f.heldChanges.set(at, changes);
+      },
+      leader(held) {
+        f.lockHeld.set(at, held ? 1 : 0);
+      },
+    };
   }
 
-  /** After a run that planned: what still differs, and the drifted resources its apply put back. */
-  planned(drifted: number, corrected: number): void {
-    this.drifted.set(drifted);
-    this.corrected.inc(corrected);
-  }
-
-  /** One series at a time: the last one replaces the one before (a commit label that moved on is gone). */
-  sync(s: Sync): void {
-    this.syncInfo.reset();
-    this.syncInfo.set({ commit: s.commit ?? '', tip: s.tip ?? '', status: s.status }, 1);
-  }
-
-  sent(counts: { reads: number; writes: number; throttled: number }, applied: number): void {
-    this.requests.inc({ kind: 'read' }, counts.reads);
-    this.requests.inc({ kind: 'write' }, counts.writes);
-    this.throttled.inc(counts.throttled);
-    this.applied.inc(applied);
-  }
-
-  held(changes: number): void {
-    this.heldChanges.set(changes);
-  }
-
-  leader(held: boolean): void {
-    this.lockHeld.set(held ? 1 : 0);
+  /** A configuration no longer followed (its directory gone from the repository): its series go with it. */
+  forget(configuration: string): void {
+    if (!this.labelled) return;
+    for (const m of Object.values(this.f)) m.remove({ configuration });
   }
 
   text(): Promise<string> {

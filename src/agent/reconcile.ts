@@ -11,14 +11,14 @@ import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { Io, Plan } from '../types.js';
 import { counted } from './events.js';
-import type { Checkout } from './git.js';
+import type { CommitSource } from './git.js';
 import { movedSettings, type Pinned } from './pinned.js';
 import type { Commits, RunReport } from './run-report.js';
 
 export type { Commits, RunReport };
 
 export interface RunInput {
-  checkout: Checkout;
+  checkout: CommitSource;
   path: string;
   flags: CommonFlags;
   backend: StateBackend;

@@ -10,7 +10,10 @@ import { collectProblems, positiveInt } from '../run/options.js';
 export interface AgentFlags {
   repo?: string;
   branch?: string;
-  path?: string;
+  /** the configurations' directories, or globs of them (configurations.ts); the operator's only */
+  path?: string[];
+  /** --parallel: configurations reconciled at once by this replica */
+  parallel?: string;
   interval?: string;
   fullEvery?: string;
   autoApply?: boolean;
@@ -31,6 +34,8 @@ export interface AgentSettings {
   branch: string;
   /** the configuration's directory inside the repository */
   path: string;
+  /** configurations reconciled at once (several configurations only) */
+  parallel: number;
   intervalMs: number;
   fullEvery: number;
   /** the operator's: whether the agent may write at all (a commit's agent.auto_apply: false can still stop it) */
@@ -97,7 +102,12 @@ function notifyUrl(raw: string): string {
   return url.href;
 }
 
-export function agentSettings(flags: AgentFlags, section: AgentSection = {}): AgentSettings {
+/** `path`: the configuration's directory (with several, each has its own settings: its tapedeck.yaml's section). */
+export function agentSettings(
+  flags: AgentFlags,
+  section: AgentSection = {},
+  path = flags.path?.[0] ?? '.',
+): AgentSettings {
   const { problems, check } = collectProblems();
   if (!flags.repo)
     problems.push(
@@ -113,7 +123,7 @@ export function agentSettings(flags: AgentFlags, section: AgentSection = {}): Ag
   if (logFormat !== 'text' && logFormat !== 'json')
     problems.push(new UserError(`--log-format must be text or json, not ${JSON.stringify(logFormat)}`));
   const notify = (flags.notify ?? []).map((u) => check(() => notifyUrl(u)) ?? '');
-  const path = flags.path ?? '.';
+  const parallel = check(() => positiveInt('--parallel', flags.parallel, 4)) ?? 1;
   if (path.split(/[\\/]/).includes('..'))
     problems.push(new UserError(`--path is a directory inside the repository, not ${JSON.stringify(path)}`));
   if (problems.length === 1) throw problems[0];
@@ -122,6 +132,7 @@ export function agentSettings(flags: AgentFlags, section: AgentSection = {}): Ag
     repo: flags.repo!,
     branch: flags.branch ?? 'main',
     path,
+    parallel,
     intervalMs,
     fullEvery,
     autoApply: !flags.noAutoApply && flags.autoApply === true && section.auto_apply !== false,

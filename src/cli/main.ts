@@ -201,7 +201,12 @@ export async function main(argv: string[], outside: Io, stop?: Promise<void>): P
     )
     .option('--repo <url>', 'the repository: https://, file:// or a local path')
     .option('--branch <name>', 'the branch to follow (default main)')
-    .option('--path <dir>', "the configuration's directory in the repository (default .)")
+    .option(
+      '--path <dir>',
+      "a configuration's directory in the repository, or a glob of them (projects/*); repeatable (default .)",
+      collect,
+    )
+    .option('--parallel <n>', 'configurations reconciled at once by this agent (several configurations; default 4)')
     .option('--interval <duration>', 'time between runs: 5m (default), 30s, 200ms, 1h')
     .option(
       '--full-every <n>',

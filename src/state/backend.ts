@@ -84,6 +84,9 @@ export interface StateBackend {
   version(serial: number): Promise<string | undefined>;
   /** Who else manages these ids, where the backend records it (a database's owners table; a file keeps none). */
   ownersElsewhere?(ids: Array<{ kind: string; id: string }>): Promise<Owned[]>;
+  /** Between runs of a long-lived holder (the agent): the connection for reads and writes is closed, the lock's kept;
+   *  the next read or write opens it again. */
+  rest?(): Promise<void>;
   /** Releases the lock (if held) and the connection. */
   close(): Promise<void>;
 }

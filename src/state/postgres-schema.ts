@@ -8,6 +8,7 @@ export const tables = (s: string) => ({
   history: `"${s}".history`,
   locks: `"${s}".locks`,
   owners: `"${s}".owners`,
+  replicas: `"${s}".replicas`,
 });
 
 /** Migration N (1-based) is MIGRATIONS[N-1]; a database at a higher version than this list is refused. */
@@ -89,6 +90,21 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
         ON CONFLICT DO NOTHING`,
     ];
   },
+  // The agents that share a repository's configurations (src/agent/fleet.ts): one row per live replica, alive for as
+  // long as its session holds the advisory lock whose halves the row names; a row whose lock nobody holds is a dead one.
+  (s) => [
+    `CREATE TABLE ${tables(s).replicas} (
+        id text PRIMARY KEY,
+        fleet text NOT NULL,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        backend_pid integer NOT NULL,
+        lock_high bigint NOT NULL,
+        lock_low bigint NOT NULL
+      )`,
+    `CREATE INDEX ON ${tables(s).replicas} (fleet)`,
+  ],
 ];
 
 export const LATEST = MIGRATIONS.length;

@@ -37,6 +37,8 @@ export class PgSession {
   /** the version of tapedeck's tables in the database, once looked at */
   private schemaAt: number | undefined;
   private readonly secrets = new Secrets();
+  /** connections ended by close(): their end is not a loss */
+  private readonly closed = new WeakSet<PgClient>();
   readonly t: ReturnType<typeof tables>;
 
   constructor(
@@ -93,11 +95,12 @@ export class PgSession {
     });
     // A connection that breaks later is reported by the next call, and a run holding the lock on it stops writing
     // at once (lockLost): its session, and so its lock, is gone. Unheard, the 'error' event would end the process.
+    // A connection this session closed itself (close(), between an agent's runs) is not a lost one.
     client.on('error', (e) => {
-      this.lost ??= e;
+      if (!this.closed.has(client)) this.lost ??= e;
     });
     client.on('end', () => {
-      this.lost ??= new Error('the connection ended');
+      if (!this.closed.has(client)) this.lost ??= new Error('the connection ended');
     });
     try {
       await client.connect();
@@ -180,6 +183,7 @@ export class PgSession {
     const client = this.client;
     if (!client) return;
     this.client = undefined;
+    this.closed.add(client);
     // A connection that broke or was cut has nothing to say goodbye on: its socket is dropped.
     if (this.lost) return dropSocket(client);
     if (last) await last(client);

@@ -224,6 +224,10 @@ export class PostgresBackend implements StateBackend {
     return row?.text;
   }
 
+  async rest(): Promise<void> {
+    await this.db.close();
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.stateLock.close(), this.db.close()]);
   }

@@ -12,8 +12,10 @@ import { makeLog } from '../../agent/log.js';
 import { refusalLog } from '../../agent/refusals.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
-import { pinSettings, type Pinned } from '../../agent/pinned.js';
-import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
+import { agentSettings, type AgentFlags } from '../../agent/settings.js';
+import { parsePaths, singleConfiguration } from '../../agent/configurations.js';
+import { configurationParts } from '../../agent/setup.js';
+import { singleStatus, startFleet, type Running, type Start } from './agent-fleet.js';
 import { Reported, TapedeckError, UserError } from '../../errors.js';
 import { formatIssue } from '../../report/text.js';
 import { loadProject } from '../../project/project.js';
@@ -21,8 +23,7 @@ import { renderers } from '../../report/formats.js';
 import { isPostgresUrl } from '../../state/postgres-url.js';
 import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
-import { buildOptions, MAX_TOKEN_FILE_BYTES, type CommonFlags, type RunOptions } from '../../run/options.js';
-import { stateBackend, stateShown } from '../../run/state-access.js';
+import { MAX_TOKEN_FILE_BYTES, type CommonFlags } from '../../run/options.js';
 import { leaseTimes, lockBoundOf } from '../../state/lease.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
@@ -71,35 +72,6 @@ function webhookSecret(file: string | undefined, io: Io): () => string | undefin
 }
 
 /**
- * The runs' options, from the first commit. A file state lives on the agent's disk, never in its checkout (which is
- * cleaned at every commit): --state FILE, else .tapedeck/<env>.state.json in the working directory.
- */
-function firstOptions(
-  flags: CommonFlags,
-  settings: AgentSettings,
-  checkout: Checkout,
-  io: Io,
-): { opts: RunOptions; flags: CommonFlags; pinned: Pinned } {
-  const runIo = { ...io, cwd: checkout.dir };
-  const dir = join(checkout.dir, settings.path);
-  const role = settings.autoApply ? ('apply' as const) : ('plan' as const);
-  const opts = buildOptions(dir, { ...flags, quiet: true }, runIo, { role });
-  // Where the token goes is the operator's: a platform the repository names is the first commit's, for good.
-  flags = { ...flags, baseUrl: flags.baseUrl ?? opts.baseUrl };
-  // So is what the first commit says of the state, the configuration and the token's source (agent/pinned.ts).
-  const pinned = pinSettings(opts, flags.baseUrl);
-  if (opts.state.kind !== 'file' || flags.state) return { opts, flags, pinned };
-  if (opts.project?.environments?.[opts.envName]?.state) {
-    throw new UserError(
-      `tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is ` +
-        `replaced at every commit: give the agent --state FILE (on its own disk) or a postgres:// state`,
-    );
-  }
-  const onDisk = { ...flags, state: resolve(io.cwd, '.tapedeck', `${opts.envName}.state.json`) };
-  return { opts: buildOptions(dir, { ...onDisk, quiet: true }, runIo, { role }), flags: onDisk, pinned };
-}
-
-/**
  * The agent, whose failures to start follow --log-format (or tapedeck.yaml's agent.log_format once it is read): with
  * json, one log line `{"level": "error", "msg": "agent not started", "error", "error_code"}` per problem instead of
  * the CLI's text; exit 1 either way.
@@ -126,7 +98,8 @@ async function runAgent(
 ): Promise<number> {
   const mask = (t: string) => io.mask?.(t) ?? t;
   const inputs = operatorInputs(flags, io);
-  const early = agentSettings({ ...flags, notify: inputs.notify });
+  const patterns = parsePaths(flags.path ?? []);
+  const early = agentSettings({ ...flags, notify: inputs.notify }, {}, patterns[0].dir);
   // Paths on the agent's machine are made absolute: the runs' working directory is the checkout.
   const abs = (p: string) => resolve(io.cwd, p);
   const runFlags: CommonFlags = {
@@ -152,51 +125,21 @@ async function runAgent(
     const checkout = new Checkout(early.repo, early.branch, join(work, 'repo'), mask, inputs.access);
     const head = await checkout.clone(io.cwd);
     await checkout.checkout(head);
-    if (!isDirectory(join(checkout.dir, early.path)))
-      throw new UserError(
-        `--path ${early.path}: no such directory in ${shownRepo(early.repo)} at ${head.slice(0, 12)} (branch ${early.branch}); give the configuration's directory inside the repository`,
-        { code: 'E_INPUT' },
-      );
-    const { project, issues } = loadProject(join(checkout.dir, early.path), checkout.dir);
-    if (project?.agent?.log_format && !flags.logFormat) logAs.format = project.agent.log_format;
-    if (issues.length) {
-      if (logAs.format === 'json')
-        throw new Reported(issues.map((i) => new UserError(formatIssue(i), { code: 'E_VALIDATION' })));
-      io.err(renderers.text.issues({ issues }).err);
-      throw new Reported();
-    }
-    const settings = agentSettings({ ...flags, notify: inputs.notify }, project?.agent);
+    const start = { flags: { ...flags, notify: inputs.notify }, runFlags, io, mask, checkout, head, work, logAs };
+    const running = singleConfiguration(patterns)
+      ? await startSingle(start, patterns[0].dir)
+      : await startFleet(start, patterns);
+    const { settings, log } = running;
     const secret = webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io);
-    const { opts, flags: pinnedFlags, pinned } = firstOptions(runFlags, settings, checkout, io);
-    opts.token(); // a missing or unusable token stops the start, not every run
-    const log = makeLog(io, settings.logFormat, opts.debug);
-    const metrics = new AgentMetrics();
-    const notifier = new Notifier(settings.notify, log, mask);
-    const sharedState = opts.state.kind === 'postgres';
-    const agent = new Agent({
-      settings,
-      environment: opts.envName,
-      stateShown: stateShown(opts, io),
-      sharedState,
-      metrics,
-      notifier,
-      log,
-      mask,
-      openBackend: () => stateBackend(opts, io),
-      lockCheckMs: leaseTimes(lockBoundOf(io.env)).renewMs,
-      run: { checkout, path: settings.path, flags: pinnedFlags, io, pinned },
-    });
-    // A file state is one machine's: a second agent (or an apply) holding it refuses this start.
-    if (!sharedState) await agent.lead();
     const listening = await listen(settings.listen.host, settings.listen.port, {
-      metrics: async () => ({ text: await metrics.text(), contentType: metrics.contentType }),
-      ready: () => agent.ready,
-      status: () => agent.status(),
+      metrics: async () => ({ text: await running.metrics.text(), contentType: running.metrics.contentType }),
+      ready: () => running.ready(),
+      status: () => running.status(),
       secret,
       branch: settings.branch,
       trigger: () => {
         log('info', 'webhook: a push to the branch, reconciling now', {});
-        agent.trigger();
+        running.pushed();
       },
       refused: refusalLog(log),
     }).catch((e) => {
@@ -214,15 +157,13 @@ async function runAgent(
       listen: listening.url,
       repository: shownRepo(settings.repo),
       branch: settings.branch,
-      path: settings.path,
-      environment: opts.envName,
-      state: stateShown(opts, io),
+      ...running.started,
       auto_apply: settings.autoApply,
       interval_ms: settings.intervalMs,
     });
-    stops.push(onSignals(agent, log, stop));
-    await agent.loop();
-    await notifier.settle(2000);
+    stops.push(onSignals(running, log, stop));
+    await running.loop();
+    await running.notifier.settle(2000);
     log('info', 'agent stopped: the state is saved and its lock released', {});
     return 0;
   } finally {
@@ -231,8 +172,48 @@ async function runAgent(
   }
 }
 
+/** One configuration, in the clone itself: the agent as it always was (its start-up errors, status and metrics). */
+async function startSingle(s: Start, path: string): Promise<Running> {
+  const { checkout, head, io } = s;
+  if (!isDirectory(join(checkout.dir, path)))
+    throw new UserError(
+      `--path ${path}: no such directory in ${shownRepo(s.flags.repo!)} at ${head.slice(0, 12)} (branch ${s.flags.branch ?? 'main'}); give the configuration's directory inside the repository`,
+      { code: 'E_INPUT' },
+    );
+  const { project, issues } = loadProject(join(checkout.dir, path), checkout.dir);
+  if (project?.agent?.log_format && !s.flags.logFormat) s.logAs.format = project.agent.log_format;
+  if (issues.length) {
+    if (s.logAs.format === 'json')
+      throw new Reported(issues.map((i) => new UserError(formatIssue(i), { code: 'E_VALIDATION' })));
+    io.err(renderers.text.issues({ issues }).err);
+    throw new Reported();
+  }
+  const settings = agentSettings(s.flags, project?.agent, path);
+  const debug = !!s.flags.debug;
+  const log = makeLog(io, settings.logFormat, debug);
+  const metrics = new AgentMetrics();
+  const notifier = new Notifier(settings.notify, log, s.mask);
+  const shared = { ...s, log, metrics, notifier, lockCheckMs: leaseTimes(lockBoundOf(io.env)).renewMs };
+  const parts = configurationParts(path, checkout, shared);
+  const agent = new Agent(parts);
+  // A file state is one machine's: a second agent (or an apply) holding it refuses this start.
+  if (!parts.sharedState) await agent.lead();
+  return {
+    settings,
+    log,
+    metrics,
+    notifier,
+    started: { path: settings.path, environment: parts.environment, state: parts.stateShown },
+    ready: () => agent.ready,
+    status: () => singleStatus(agent, settings),
+    pushed: () => agent.trigger(),
+    loop: () => agent.loop(),
+    stop: () => agent.stop(),
+  };
+}
+
 /** SIGTERM (or SIGINT) once: stop after the write in flight. Twice: exit at once (as safe as a killed apply). */
-function onSignals(agent: Agent, log: ReturnType<typeof makeLog>, stop?: Promise<void>): () => void {
+function onSignals(agent: { stop(): void }, log: ReturnType<typeof makeLog>, stop?: Promise<void>): () => void {
   let asked = 0;
   const onSignal = (signal: string) => {
     if (++asked === 1) {
