@@ -4,13 +4,9 @@ import base from './vitest.config.js';
 // npm run test:fast: the pure tables only (test/unit, test/scenarios, the emulator's filter language): no socket, no
 // child process, no real server. The files left out below do one of those, or run the CLI over a large generated
 // corpus; npm test runs them all.
-// The base's two projects are left out: these are all tables, sharing their worker's modules as its tables project does.
-const { projects: _, ...shared } = base.test!;
-
 export default defineConfig({
   test: {
-    ...shared,
-    isolate: false,
+    ...base.test,
     include: ['test/unit/**/*.test.ts', 'test/scenarios/**/*.test.ts', 'test/emulator/filter-{forms,property}.test.ts'],
     exclude: [
       'test/unit/change-fields.test.ts', // a child process

@@ -4,6 +4,7 @@
 // sampled (tapedeck's and the git processes it starts); none may hold the token, nor may the checkout's .git/config,
 // the log or /status. Notification URLs come from --notify-file, and are not shown either.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,9 @@ import { testRepo } from '../helpers/git.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const TOKEN = 'tok-Qv8s3cr3tZ9';
+// This run's own: every process of the machine is sampled, and another run of this file at the same time (another
+// checkout's suite) puts its token in a URL on purpose; a fixed token would be found in that run's processes.
+const TOKEN = `tok-${randomBytes(8).toString('hex')}`;
 const running: ChildProcess[] = [];
 const servers: Server[] = [];
 let emu: Emulator | undefined;
