@@ -141,7 +141,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     store.seed(opts.seed.text, opts.seed.file);
     store.save();
   }
-  const tokens = new Set(opts.tokens?.length ? opts.tokens : ['dev-token']);
+  const tokens = new Map((opts.tokens?.length ? opts.tokens : ['dev-token']).map((t, i) => [t, i]));
   let latency = opts.latencyMs ?? 0;
   const table = routes();
   const random = seededRandom(opts.faultSeed ?? Date.now());
@@ -173,6 +173,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!auth.startsWith('Bearer ') || !tokens.has(auth.slice(7))) {
       throw new ApiFault('unauthenticated', 'missing or invalid bearer token');
     }
+    if (call) call.caller = tokens.get(auth.slice(7));
     const method = req.method ?? 'GET';
     if (url.pathname === CALLS_PATH && method === 'GET') return { status: 200, body: callLog.snapshot() };
     // Limited as the platform limits a customer: after authentication, before anything is handled.
