@@ -194,6 +194,8 @@ export interface Plan {
   not_in_environment?: number;
   /** requests the plan needed */
   requests?: { reads: number };
+  /** with a budget (the project file's, --budget-*): how long the plan waited on it, and the round trips it cost */
+  budget?: BudgetReport;
   /** the change windows' verdict at `windows.checked_at` (only where tapedeck.yaml has windows) */
   windows?: WindowsReport;
   /** sha-256 of the plan without this field: an edited saved plan is refused */
@@ -254,6 +256,14 @@ export interface ApplyResult {
   allowances?: Allowance[];
   /** the change windows lifted by --override-window, with their reasons */
   overrides?: WindowOverride[];
+  /** with a budget: how long the whole run (its plan and its writes) waited on it, and its round trips */
+  budget?: BudgetReport;
+}
+
+/** How long a run waited on the fleet's budget (ms), and the round trips to its store that cost. */
+export interface BudgetReport {
+  waited_ms: number;
+  round_trips: number;
 }
 
 /** The time a run reads and waits on: the system's (util/clock.ts), or one a test gives. */

@@ -7,7 +7,7 @@ import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import { listSpecOf, readBackOf } from '../kinds/access.js';
 import { specField } from '../kinds/paths.js';
-import { listAll, naturalKeyOf, unwrap } from '../remote/list.js';
+import { listAll, naturalKeyOf, unwrap } from '../live/list.js';
 import type { Field } from '../schema/model.js';
 import { fieldAt, keyParts, resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';

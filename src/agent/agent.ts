@@ -241,6 +241,7 @@ export class Agent {
     this.sync = syncOf(report, this.commits, this.sync?.tip);
     this.p.metrics.sync(this.sync);
     this.p.metrics.sent(report.requests, report.applied?.applied ?? 0);
+    if (report.budget) this.p.metrics.budgeted(report.budget);
     if (report.result === 'success') this.lastSuccessAt = this.last.finished_at;
     else this.lastError = { at: this.last.finished_at, code: report.errorCode, message: report.error ?? report.result };
     this.logRun(report, finished - started);

@@ -29,6 +29,8 @@ export interface ConfigMetrics {
   sent(counts: { reads: number; writes: number; throttled: number }, applied: number): void;
   held(changes: number): void;
   leader(held: boolean): void;
+  /** a run's part of the fleet's API budget (budget/gate.ts): the rate it last held, and how long it waited on it */
+  budgeted(b: { waited_ms: number; share_rps: number }): void;
 }
 
 type Labels = Record<string, string>;
@@ -102,6 +104,18 @@ function families(registry: Registry, per: string[]) {
       labelNames: per,
       registers,
     }),
+    budgetShare: new Gauge({
+      name: 'tapedeck_agent_budget_share_requests_per_second',
+      help: "The requests per second the last run held of the fleet's API budget (+Inf: nothing limited it; 0 without a budget)",
+      labelNames: per,
+      registers,
+    }),
+    budgetWait: new Counter({
+      name: 'tapedeck_agent_budget_wait_seconds_total',
+      help: "Time runs waited on the fleet's API budget before sending a request",
+      labelNames: per,
+      registers,
+    }),
     heldChanges: new Gauge({
       name: 'tapedeck_agent_changes_held',
       help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
@@ -169,6 +183,10 @@ export class AgentMetrics {
       },
       leader(held) {
         f.lockHeld.set(at, held ? 1 : 0);
+      },
+      budgeted(b) {
+        f.budgetShare.set(at, b.share_rps);
+        f.budgetWait.inc(at, b.waited_ms / 1000);
       },
     };
   }

@@ -42,6 +42,7 @@ function capturing(io: Io, cwd: string, details: string[]): Io {
 export const runOptions = (input: RunInput, io: Io): RunOptions =>
   buildOptions(join(input.checkout.dir, input.path), { ...input.flags, quiet: true, refresh: input.refresh }, io, {
     role: input.autoApply ? 'apply' : 'plan',
+    budgetRole: 'agent',
   });
 
 /** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration). */
@@ -193,6 +194,8 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       }
     } finally {
       report.requests = { ...planned.client.counts };
+      const budget = planned.client.budgetReport();
+      if (budget) report.budget = { ...budget, share_rps: planned.client.opts.budget!.share };
       await planned.client.close();
     }
     return { ...report, result: 'success' };

@@ -34,6 +34,8 @@ export interface RunReport {
   /** the run's messages (document issues, platform failures), as `plan` would have printed them */
   details: string[];
   requests: { reads: number; writes: number; throttled: number };
+  /** with a budget: the run's waits on it, and the rate it last held (Infinity: nothing limited it) */
+  budget?: { waited_ms: number; round_trips: number; share_rps: number };
 }
 
 /** Where a reconcile stands between runs: the last good commit, and the last rejected one (not checked again). */

@@ -4,7 +4,7 @@
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type Json } from '../schema/values.js';
 import type { Caller } from '../remote/client.js';
-import { unwrap } from '../remote/list.js';
+import { unwrap } from '../live/list.js';
 import type { StateEntry } from '../state/state.js';
 import type { Change } from '../types.js';
 

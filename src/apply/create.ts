@@ -5,25 +5,18 @@
 import { errorCode, errorLine as line, OutcomeUnknown, TapedeckError } from '../errors.js';
 import type { Client, Response } from '../remote/client.js';
 import { backoff, maybeApplied } from '../remote/failures.js';
-import { listAll } from '../remote/list.js';
-import { findCreated, matching, type Lister } from '../remote/recover.js';
+import { listAll } from '../live/list.js';
+import { findCreated, matching, type Lister } from '../live/recover.js';
 import { fillPathReferences } from '../resolve/refs.js';
 import { fillReferences } from '../resolve/refs.js';
 import { isObject, type Json, type JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Change, Lookup } from '../types.js';
 
-export function creator(
-  client: Client,
-  state: State,
-  save: () => Promise<void>,
-  idOf: (address: string) => string | undefined,
-) {
-  /** resources already someone's: the state's, and each one this run creates or finds */
-  const claimed = state.claimedIds();
-  /** each list as it was before this run sent any create into it (one read per list and scope, not per create) */
+/** Each list as it was before this run sent any create into it: one read per list and scope, not per create. */
+function listsBefore(): Lister {
   const before = new Map<string, Promise<JsonObject[]>>();
-  const listBefore: Lister = (c, list, scope) => {
+  return (c, list, scope) => {
     const key = JSON.stringify([list.path, scope]);
     // A list that failed is read again by the next create, not failed for every one.
     if (!before.has(key))
@@ -36,12 +29,14 @@ export function creator(
       );
     return before.get(key)!;
   };
+}
 
-  /**
-   * Creates of look-alikes (equal list and fields: twins) on the wire. A lookup waits until none is: a twin's answer
-   * that arrives later would name a resource the lookup took for its own (both addresses bound to one, the other
-   * orphaned); once every answer is in, each one's resource is claimed and the rest are the lost ones'.
-   */
+/**
+ * Creates of look-alikes (equal list and fields: twins) on the wire. A lookup waits until none is: a twin's answer
+ * that arrives later would name a resource the lookup took for its own (both addresses bound to one, the other
+ * orphaned); once every answer is in, each one's resource is claimed and the rest are the lost ones'.
+ */
+function twinsOnTheWire() {
   const onTheWire = new Map<string, { count: number; idle?: () => void; settled?: Promise<void> }>();
   const sending = async <T>(key: string, send: () => Promise<T>): Promise<T> => {
     const w = onTheWire.get(key) ?? { count: 0 };
@@ -65,6 +60,19 @@ export function creator(
     });
     return w.settled;
   };
+  return { sending, quiet };
+}
+
+export function creator(
+  client: Client,
+  state: State,
+  save: () => Promise<void>,
+  idOf: (address: string) => string | undefined,
+) {
+  /** resources already someone's: the state's, and each one this run creates or finds */
+  const claimed = state.claimedIds();
+  const listBefore = listsBefore();
+  const { sending, quiet } = twinsOnTheWire();
 
   return async function create(c: Change, path: string, body: JsonObject | undefined): Promise<Response> {
     const request = c.request!;

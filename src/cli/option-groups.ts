@@ -26,6 +26,11 @@ export const platformOptions = () => [
     'parallel requests at most (default 8; halved after a 429, regained as requests succeed)',
   ),
   new Option('--max-rps <n>', 'at most N requests reach the platform in any one second'),
+  new Option(
+    '--budget-max-rps <n>',
+    "the fleet's API budget for this run: requests per second for all tapedeck processes",
+  ),
+  new Option('--budget-share <fraction>', "the fleet's API budget for this run: this share of the platform's limit"),
   new Option('--timeout <seconds>', 'per-request timeout (default 30)'),
   new Option('--retries <n>', 'retries of a failed read or idempotent write (default 4)'),
   new Option('--retry-deadline <seconds>', 'no retry starts after this long (default 120)'),

@@ -3,7 +3,7 @@
 // (remote/) makes the observations, and the commands (cli/) keep the I/O, the progress and the output.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import type { LiveProjection } from '../remote/read-live.js';
+import type { LiveProjection } from '../live/read-live.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Document, Observed, Plan } from '../types.js';

@@ -13,6 +13,14 @@ import { readBounded } from '../util/files.js';
 /** Where a token comes from: one source for both roles, or one per role (never the token itself). */
 export type TokenRef = string | { plan: string; apply: string };
 
+/** The fleet's API budget on an environment's platform, as the project file gives it (src/budget/ uses it). */
+export interface BudgetSection {
+  max_rps?: number;
+  share?: number;
+  /** the weights of the roles sharing it */
+  priority?: Partial<Record<'apply' | 'agent' | 'plan', number>>;
+}
+
 export interface Environment {
   base_url?: string;
   vars?: Record<string, unknown>;
@@ -21,6 +29,8 @@ export interface Environment {
   token_env?: TokenRef;
   /** the file holding it, an absolute path on the machine that runs tapedeck */
   token_file?: TokenRef;
+  /** the fleet's API budget on this environment's platform (src/budget/) */
+  budget?: BudgetSection;
 }
 
 export interface Project {

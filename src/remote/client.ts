@@ -8,9 +8,10 @@ import { Secrets, serverText } from '../util/redact.js';
 import { isObject, type JsonObject } from '../schema/values.js';
 import { Limiter, type Ticket } from './limiter.js';
 import { Abandoned, Transport, type Reply } from './transport.js';
-import { MAX_TIMER_MS, retryAfterMs } from './retry-after.js';
+import { MAX_TIMER_MS, publishedLimit, retryAfterMs } from './retry-after.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../types.js';
+import type { BudgetGate } from '../budget/gate.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -33,6 +34,8 @@ export interface ClientOptions {
   debug?: (line: string) => void;
   /** the run's clock, for retry waits, deadlines and pacing (the real one by default) */
   clock?: Clock;
+  /** the fleet's budget (budget/gate.ts), when the project file gives one: closed with the client */
+  budget?: BudgetGate;
 }
 
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -100,13 +103,20 @@ export class Client {
   constructor(readonly opts: ClientOptions) {
     this.secrets = new Secrets().add(opts.token);
     this.clock = opts.clock ?? systemClock;
-    const { concurrency, maxRps, debug } = opts;
-    this.limiter = new Limiter({ concurrency, maxRps, debug, clock: this.clock });
+    const { concurrency, maxRps, debug, budget } = opts;
+    this.limiter = new Limiter({ concurrency, maxRps, debug, clock: this.clock, budget });
     this.transport = new Transport({ ...opts, clock: this.clock, onDeadline: () => this.limiter.abandonWaiting() });
   }
 
-  close(): Promise<void> {
-    return this.transport.close();
+  async close(): Promise<void> {
+    await this.opts.budget?.close();
+    await this.transport.close();
+  }
+
+  /** How long the run waited on the fleet's budget, and the round trips it cost (the plan and apply JSON). */
+  budgetReport(): { waited_ms: number; round_trips: number } | undefined {
+    const b = this.opts.budget;
+    return b && { waited_ms: Math.round(b.waitedMs), round_trips: b.roundTrips };
   }
 
   /**
@@ -231,6 +241,7 @@ export class Client {
     this.limiter.settle(ticket, {
       status: reply.status,
       retryAfterMs: retryAfterMs(reply.headers, this.opts.deadlineMs),
+      ...(this.opts.budget?.wantsLimit ? { limit: publishedLimit(reply.headers) } : {}),
     });
     this.opts.debug?.(`${method} ${path} -> ${reply.status} (${Math.round(this.clock.ms() - t0)} ms)`);
     let json: unknown = {};

@@ -13,12 +13,16 @@
 //   request some time between its start and its answer, so a request counts from its start until one second after
 //   its answer: a new one starts only while fewer than N count. (Counting starts alone, a platform that stalled for a
 //   moment would count a second's requests and the burst that came late in one second.)
+// - the fleet's budget (budget/gate.ts), when the project file gives one: the rate this process leased from the
+//   bucket every process of the platform shares, asked last; it hears what this limiter hears (429s, and the limit a
+//   platform publishes in X-RateLimit-Limit, which a budget's `share` is of).
 // The limiter only delays starts: it never drops, repeats or reorders a write's attempts (the client decides those).
 import { EndpointRates, familyOf } from './endpoint-rates.js';
 import { LearntRate } from './pace.js';
 import { MAX_TIMER_MS } from './retry-after.js';
 import { systemClock } from '../util/clock.js';
 import type { Clock } from '../types.js';
+import type { BudgetGate } from '../budget/gate.js';
 
 export interface LimiterOptions {
   /** the most requests on the wire */
@@ -28,6 +32,8 @@ export interface LimiterOptions {
   debug?: (line: string) => void;
   /** the run's clock (the real one by default) */
   clock?: Clock;
+  /** the fleet's budget, when one is configured */
+  budget?: BudgetGate;
 }
 
 /** A started request: returned to `settle` with its answer. */
@@ -73,6 +79,7 @@ export class Limiter {
     this.window = opts.concurrency;
     this.clock = opts.clock ?? systemClock;
     this.now = () => this.clock.ms();
+    if (opts.budget) opts.budget.onGrant = () => this.pump();
   }
 
   /** A ticket to start a request to `path`: at once when nothing holds it back, else when its turn comes. */
@@ -96,13 +103,16 @@ export class Limiter {
   }
 
   /**
-   * The request's answer (its status and the Retry-After it asked for; none when no answer came): its slot is freed,
-   * and the window, the pauses and the learnt rates follow a 429.
+   * The request's answer (its status, the Retry-After it asked for and the limit it published; none when no answer
+   * came): its slot is freed, and the window, the pauses and the learnt rates follow a 429.
    */
-  settle(ticket: Ticket, answer?: { status: number; retryAfterMs?: number }): void {
+  settle(ticket: Ticket, answer?: { status: number; retryAfterMs?: number; limit?: number }): void {
     const now = this.now();
     this.onWire.delete(ticket);
     if (this.opts.maxRps !== undefined) this.answeredAt.push(now);
+    // The budget hears of the platform's limit before its first request's answer lets the others go (gate.ts).
+    if (answer?.limit !== undefined) this.opts.budget?.limitSeen(answer.limit);
+    this.opts.budget?.answered();
     if (answer) {
       if (answer.status === 429) this.refused(ticket, answer.retryAfterMs);
       else {
@@ -131,6 +141,8 @@ export class Limiter {
       this.opts.debug?.(
         `rate limited (429) on ${ticket.family} alone: pacing it to ${family.cut.toFixed(2)} requests/s${family.own ? ', the others going on' : ''}`,
       );
+    // The fleet is told of every 429 but those of an endpoint limited on its own: they say nothing of its rate.
+    if (!family.own) this.opts.budget?.refused429(waitMs);
     const rate = family.own ? undefined : this.learnt.refused(now, ticket.startedAt);
     if (rate !== undefined)
       this.opts.debug?.(`rate limited (429) without a published limit: pacing to ${rate.toFixed(1)} requests/s`);
@@ -150,6 +162,10 @@ export class Limiter {
     if (this.opts.maxRps !== undefined) wait = Math.max(wait, this.maxRpsWait(now, this.opts.maxRps));
     wait = Math.max(wait, this.learnt.waitMs(now), this.endpoints.waitMs(family, now));
     if (wait > 0) return wait;
+    // Asked last: a wait it answers is the budget's alone (the run's report counts it).
+    const budget = this.opts.budget?.waitMs(now) ?? 0;
+    if (budget > 0) return budget;
+    this.opts.budget?.take(now);
     this.learnt.take(now);
     this.endpoints.take(family, now);
     const ticket = { family, generation: this.generation, startedAt: now };
@@ -172,7 +188,7 @@ export class Limiter {
   }
 
   /** Starts every waiter that may start, in order, and sets one timer for the soonest of the rest. */
-  private pump(): void {
+  pump(): void {
     this.cancelTimer();
     const now = this.now();
     let soonest = Infinity;

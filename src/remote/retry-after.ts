@@ -14,3 +14,15 @@ export function retryAfterMs(h: IncomingHttpHeaders, capMs: number, epochNow = D
   const ms = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) * 1000 : Date.parse(text) - epochNow;
   return Number.isFinite(ms) ? Math.min(Math.max(0, ms), capMs) : undefined;
 }
+
+/**
+ * X-RateLimit-Limit, where a platform publishes it (the live one does not): read only for a fleet budget's `share`,
+ * which is a fraction of it (budget/gate.ts). A value that is not a whole number from 1 is no knowledge.
+ */
+export function publishedLimit(h: IncomingHttpHeaders): number | undefined {
+  const raw = h['x-ratelimit-limit'];
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (text === undefined || !/^\s*\d+\s*$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
+}

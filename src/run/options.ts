@@ -6,13 +6,12 @@ import { FORMATS, renderers, type Format, type IssueFormat } from '../report/for
 import { alreadyPrinted, Reported, TapedeckError, UserError } from '../errors.js';
 import { withOverrides, type Registry } from '../kinds/registry.js';
 import { configurationName, loadProject, type Environment, type Project } from '../project/project.js';
-import type { Io } from '../types.js';
 import { parseTargets } from './targets.js';
-import type { Allowance, SourceDoc, WindowOverride } from '../types.js';
 import type { Window } from '../windows/spec.js';
 import { parseNow, parseOverrides, projectWindows } from './windows.js';
 import { systemClock } from '../util/clock.js';
-import type { Clock } from '../types.js';
+import type { Allowance, Clock, Io, SourceDoc, WindowOverride } from '../types.js';
+import { budgetSettings, type BudgetFlags, type BudgetSettings, type Role } from '../budget/settings.js';
 import type { StateLocation } from '../state/backend.js';
 import { defaultState, stateLocation } from './state-location.js';
 import {
@@ -27,16 +26,10 @@ import {
 } from './flag-values.js';
 import { namedTokenValues, tokenSource, type TokenRole } from './credentials.js';
 
-export {
-  MAX_TOKEN_FILE_BYTES,
-  outputFormats,
-  parseVars,
-  positiveInt,
-  REFRESH_MODES,
-  type RefreshMode,
-} from './flag-values.js';
+export { MAX_TOKEN_FILE_BYTES, outputFormats, parseVars, positiveInt, REFRESH_MODES } from './flag-values.js';
+export type { RefreshMode } from './flag-values.js';
 
-export interface CommonFlags {
+export interface CommonFlags extends BudgetFlags {
   baseUrl?: string;
   tokenFile?: string;
   env?: string;
@@ -84,6 +77,8 @@ export interface RunOptions {
   concurrency: number;
   /** at most this many request starts in any one second (--max-rps); none: as the platform allows */
   maxRps?: number;
+  /** the fleet's budget (the environment's `budget:`, --budget-*), beneath which --max-rps caps this process */
+  budget?: BudgetSettings;
   timeoutMs: number;
   maxAttempts: number;
   /** no retry starts after this long since the first attempt */
@@ -190,7 +185,8 @@ export function buildOptions(
     formats = FORMATS,
     readsState = true,
     role = 'plan',
-  }: { formats?: readonly IssueFormat[]; readsState?: boolean; role?: TokenRole } = {},
+    budgetRole = role,
+  }: { formats?: readonly IssueFormat[]; readsState?: boolean; role?: TokenRole; budgetRole?: Role } = {},
 ): RunOptions {
   const dir = resolve(io.cwd, dirArg ?? '.');
   // Masked from the start, even by commands that never send it: a document or a message might echo it.
@@ -226,6 +222,7 @@ export function buildOptions(
   const maxRps = f.maxRps === undefined ? defaults.max_rps : number('--max-rps', f.maxRps, 1);
   const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
   const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
+  const budget = chosen && check(() => budgetSettings(chosen.env?.budget, f, budgetRole));
   const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
   const deadline = number('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
@@ -269,6 +266,7 @@ export function buildOptions(
     state,
     concurrency,
     maxRps,
+    ...(budget ? { budget } : {}),
     timeoutMs: timeout * 1000,
     maxAttempts: retries + 1,
     deadlineMs: retryDeadline * 1000,

@@ -7,9 +7,9 @@ import { otherStates } from './other-states.js';
 import { managedByPlan, refuseForeignOwners } from './owners.js';
 import { maskPlan } from '../plan/sensitive.js';
 import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
-import { readLive } from '../remote/read-live.js';
-import { planReads } from '../remote/read-plan.js';
-import { changedSinceApply } from '../remote/refresh.js';
+import { readLive } from '../live/read-live.js';
+import { planReads } from '../live/read-plan.js';
+import { changedSinceApply } from '../live/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
@@ -22,6 +22,8 @@ import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 import { platformProblem } from './reach.js';
+import { budgetGate } from '../budget/open.js';
+import { budgetPlace } from './budget-place.js';
 import { planConfigurationHash, selectTargets, targeted } from './targets.js';
 
 /** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
@@ -33,6 +35,10 @@ export function baseUrl(opts: RunOptions, warn: (m: string) => void = () => {}):
 
 export function makeClient(opts: RunOptions, io: Io): Client {
   const url = baseUrl(opts, (m) => io.err(`${m}\n`));
+  const debug = opts.debug ? (line: string) => io.err(`debug: ${line}\n`) : undefined;
+  const budget =
+    opts.budget &&
+    budgetGate(opts.budget, budgetPlace(opts, url, io), opts.runClock, (line) => io.err(`${line}\n`), debug);
   return new Client({
     ...defaultClientOptions,
     baseUrl: url.href,
@@ -44,7 +50,8 @@ export function makeClient(opts: RunOptions, io: Io): Client {
     deadlineMs: opts.deadlineMs,
     runDeadlineAt: opts.runDeadlineAt,
     clock: opts.runClock,
-    debug: opts.debug ? (line) => io.err(`debug: ${line}\n`) : undefined,
+    debug,
+    ...(budget ? { budget } : {}),
   });
 }
 
@@ -157,7 +164,7 @@ export async function readAndPlan(
  * Load, read, plan, check the guardrails: the plan as a closed value, with what it was made from. `loaded` gives
  * what the caller read already, or how to read the state (apply reads it under its lock); else the state is read as
  * it is. `allow`: the allowances for the rules (default: --allow). With `--refresh changed` only the documents
- * changed since the last apply are read (remote/refresh.ts).
+ * changed since the last apply are read (live/refresh.ts).
  */
 export async function makePlan(
   opts: RunOptions,
@@ -200,6 +207,7 @@ export async function makePlan(
       changes,
       summary,
       requests: { reads: client.counts.reads },
+      ...(client.budgetReport() ? { budget: client.budgetReport() } : {}),
     };
     const planned: Planned = { plan, shown: maskPlan(plan), state, client, locate: documentLocator(config.docs) };
     await guardPlan(planned, config, opts, state, loaded.allow ?? opts.allow);
@@ -239,5 +247,11 @@ export async function applyPlanned(
   state.writtenBy({ command, configurationHash: plan.configuration_hash, allowances, overrides });
   const applied = await applyPlan(writable, client, state, { concurrency: opts.concurrency, ...extra });
   const result = held.length ? withHeld(applied, plan, held) : applied;
-  return { ...result, ...(allowances ? { allowances } : {}), ...(overrides ? { overrides } : {}) };
+  const budget = client.budgetReport();
+  return {
+    ...result,
+    ...(allowances ? { allowances } : {}),
+    ...(overrides ? { overrides } : {}),
+    ...(budget ? { budget } : {}),
+  };
 }

@@ -2,10 +2,10 @@
 // (with what their writes need to read: a create's lists, a duplicate's source); each write is made again from the
 // documents (values from the environment taken again by name) and what was read now, and must equal the saved one
 // once masked. Its changes that write only the state are made again too, without reading where the state recorded
-// what their documents say (remote/refresh.ts); nothing else is read or planned.
+// what their documents say (live/refresh.ts); nothing else is read or planned.
 import { maskChange } from '../plan/sensitive.js';
 import { changeDifferences, mismatches } from '../plan/saved.js';
-import { changedSinceApply } from '../remote/refresh.js';
+import { changedSinceApply } from '../live/refresh.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
@@ -45,7 +45,7 @@ export async function remakeSaved(
   const written = new Set(writes.map((c) => c.address));
   const changed = new Set(saved.changes.map((c) => c.address));
   // The changes that send nothing write the state all the same (an id, fields, a digest, a move, a release): each is
-  // made again too, from the state where its document is what the state recorded (remote/refresh.ts), else read
+  // made again too, from the state where its document is what the state recorded (live/refresh.ts), else read
   // again as a write is; so an edited one (another id, other fields) is refused as an edited write is. References
   // take the ids of the documents taken from the state, and of those a --refresh changed plan did not read.
   const stateOnly = new Set(saved.changes.filter((c) => !c.request && c.action !== 'release').map((c) => c.address));

@@ -4,7 +4,7 @@ import { ApiError, errorLine, UserError } from '../errors.js';
 import { readShapeOf } from '../kinds/access.js';
 import type { Registry } from '../kinds/registry.js';
 import { readPath } from '../kinds/paths.js';
-import { unwrap } from '../remote/list.js';
+import { unwrap } from '../live/list.js';
 import type { Caller } from '../remote/client.js';
 import type { ApplyResult, Change, Plan, WindowOverride } from '../types.js';
 import { checkWindows, heldAddresses } from '../windows/evaluate.js';

@@ -9,6 +9,7 @@ export const tables = (s: string) => ({
   locks: `"${s}".locks`,
   owners: `"${s}".owners`,
   replicas: `"${s}".replicas`,
+  budgets: `"${s}".budgets`,
 });
 
 /** Migration N (1-based) is MIGRATIONS[N-1]; a database at a higher version than this list is refused. */
@@ -105,8 +106,20 @@ export const MIGRATIONS: ((s: string) => string[])[] = [
       )`,
     `CREATE INDEX ON ${tables(s).replicas} (fleet)`,
   ],
+  // The fleet's API budget (src/budget/): one row per platform origin, its bucket and its leases as one small
+  // document, rewritten by compare-and-set on `version` (one round trip per lease, pg-store.ts).
+  (s) => [
+    `CREATE TABLE ${tables(s).budgets} (
+      origin text PRIMARY KEY,
+      version bigint NOT NULL,
+      document json NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    )`,
+  ],
 ];
 
 export const LATEST = MIGRATIONS.length;
 /** The migration that made the owners table. */
 export const OWNERS_SINCE = 4;
+/** The migration that made the budgets table. */
+export const BUDGETS_SINCE = 6;

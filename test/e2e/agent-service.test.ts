@@ -103,6 +103,8 @@ describe('tapedeck agent', () => {
         .filter((n) => n.startsWith('tapedeck_'))
         .sort(),
     ).toEqual([
+      'tapedeck_agent_budget_share_requests_per_second',
+      'tapedeck_agent_budget_wait_seconds_total',
       'tapedeck_agent_changes_applied_total',
       'tapedeck_agent_changes_held',
       'tapedeck_agent_corrections_total',

@@ -81,6 +81,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
     const history = await runCli(['state', 'history', dir, '--json'], { cwd: dir, env });
     const rows = JSON.parse(history.stdout);
@@ -198,7 +199,7 @@ describe.skipIf(!pg)('the PostgreSQL state', () => {
     const dir = testdir({ 'a.yaml': [offer('a')] });
     const run = await runCli(['state', 'list', dir, '--state', pg.url(schema)], { cwd: dir });
     expect(run.stderr).toMatch(
-      /holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 5: upgrade tapedeck/,
+      /holds tapedeck's tables at version 99; this tapedeck \(.*\) knows versions up to 6: upgrade tapedeck/,
     );
   });
 });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { Client, defaultClientOptions, type Caller } from '../../src/remote/client.js';
-import { listAll, MAX_LIST_PAGES } from '../../src/remote/list.js';
+import { listAll, MAX_LIST_PAGES } from '../../src/live/list.js';
 
 let server: Server | undefined;
 afterEach(async () => {

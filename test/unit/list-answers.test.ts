@@ -1,7 +1,7 @@
 // AnswersById: a list's answers handed to the documents waiting for them as its pages arrive, each taken once, and
 // undefined for an id the list did not answer once it is done (that document is then read with a GET).
 import { describe, expect, it } from 'vitest';
-import { AnswersById, listSome } from '../../src/remote/list.js';
+import { AnswersById, listSome } from '../../src/live/list.js';
 import type { Caller } from '../../src/remote/client.js';
 
 const r = (id: string) => ({ id, name: `n${id}` });

@@ -1,7 +1,7 @@
 // The natural key matching behind "look before creating": which live resources count as the same as a document.
 import { describe, expect, it } from 'vitest';
-import { byNaturalKey, keyKnown, naturalKeyFields } from '../../src/remote/duplicates.js';
-import { naturalKeyOf } from '../../src/remote/list.js';
+import { byNaturalKey, keyKnown, naturalKeyFields } from '../../src/live/duplicates.js';
+import { naturalKeyOf } from '../../src/live/list.js';
 import type { JsonObject } from '../../src/schema/values.js';
 
 /** The ids of the live resources a desired one matches by its kind's natural key. */

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../src/kinds/registry.js';
-import { changedSinceApply } from '../../src/remote/refresh.js';
+import { changedSinceApply } from '../../src/live/refresh.js';
 import { documentDigest } from '../../src/resolve/digest.js';
 import type { JsonObject } from '../../src/schema/values.js';
 import { State, type StateEntry } from '../../src/state/state.js';

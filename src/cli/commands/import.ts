@@ -7,7 +7,7 @@ import { readPath } from '../../kinds/paths.js';
 import type { KindDef } from '../../kinds/types.js';
 import { identityFields } from '../../resolve/identity.js';
 import type { Client } from '../../remote/client.js';
-import { unwrap } from '../../remote/list.js';
+import { unwrap } from '../../live/list.js';
 import { desiredOf } from '../../resolve/desired.js';
 import { hasReference } from '../../resolve/refs.js';
 import { oneLine } from '../../util/escape.js';

@@ -10,7 +10,7 @@ import type { JsonObject } from '../schema/values.js';
 import type { Observed } from '../types.js';
 import { oneLine } from '../util/escape.js';
 import { nearestPos } from '../validate/locate.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 import { duplicateCheck, keyKnown, naturalKeyFields, type Owner } from './duplicates.js';
 import type { LiveLists } from './live-lists.js';
 import { unwrap } from './list.js';

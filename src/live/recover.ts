@@ -5,7 +5,7 @@
 import { fieldAt, resourceModel } from '../schema/model.js';
 import { deepEqual, normalize, valueAt, type JsonObject } from '../schema/values.js';
 import type { ListSpec, Lookup } from '../types.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 import { listAll, unwrap } from './list.js';
 
 /** Clock skew allowed between us and the server when comparing a create_time with `since`. */

@@ -10,7 +10,7 @@ import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Live, Observed } from '../types.js';
 import { mapPool } from '../util/pool.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 import type { Owner } from './duplicates.js';
 import { LiveLists } from './live-lists.js';
 import { observationOf, readDocument, type ReadContext } from './read-document.js';

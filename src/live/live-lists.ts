@@ -4,7 +4,7 @@
 import type { KindDef, UniqueWhen } from '../kinds/types.js';
 import type { JsonObject } from '../schema/values.js';
 import type { ListSpec } from '../types.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 import { byNaturalKey } from './duplicates.js';
 import { AnswersById, listAll, listSome, naturalKeyOf } from './list.js';
 import { listKey, scopeOf, type ListRead } from './read-plan.js';

@@ -4,7 +4,7 @@ import { oneLine } from '../util/escape.js';
 import { resourceModel } from '../schema/model.js';
 import { isObject, normalize, stableStringify, type JsonObject } from '../schema/values.js';
 import type { ListSpec, ReadBack } from '../types.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 
 /**
  * The resource a read answered, taken out of its wrapper. With `key`, a key kind's resource gets its key back: the

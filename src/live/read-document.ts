@@ -8,7 +8,7 @@ import { readPathFields } from '../kinds/paths.js';
 import { desiredOf, withOriginal } from '../resolve/desired.js';
 import { hasReference } from '../resolve/refs.js';
 import type { Observed } from '../types.js';
-import type { Caller } from './client.js';
+import type { Caller } from '../remote/client.js';
 import type { Owner } from './duplicates.js';
 import type { LiveLists } from './live-lists.js';
 import { lookBeforeCreating, lookBeforeDuplicating, NOT_FOUND, readResource } from './look-before.js';

@@ -1,0 +1,114 @@
+// The fleet's bucket in the state's database: one row per platform origin (migration 5, postgres-schema.ts), its
+// document rewritten by compare-and-set on its version in one statement that also returns the row as it is when
+// another process wrote first, and the server's clock (leases end on the database's time, the same for every
+// runner whatever their own clocks say). So a lease is one round trip, and two when another process wrote between.
+// Its own connection: a lease never waits behind a state write or the lock's confirmations.
+import { UserError } from '../errors.js';
+import type { BackendContext } from '../state/backend.js';
+import { PgSession } from '../state/postgres-session.js';
+import { BUDGETS_SINCE } from '../state/postgres-schema.js';
+import type { PgLocation } from '../state/postgres-url.js';
+import { allocate, parseBucket, type BucketDoc, type Grant, type LeaseAsk } from './allocate.js';
+import type { BudgetStore } from './gate.js';
+
+/** A lease not answered within this counts as the database unreachable (the process falls back, gate.ts). */
+const QUERY_MS = 2000;
+const ATTEMPTS = 5;
+
+type Row = { written: string | null; current: { version: number; document: unknown } | null; now: number };
+
+export class PgBudgetStore implements BudgetStore {
+  readonly name: string;
+  private readonly db: PgSession;
+  private cached?: { version: number; doc?: BucketDoc };
+  /** the database's clock less this machine's, as last seen (ms) */
+  private offset = 0;
+  private ready = false;
+  /** round trips made, for the run's report */
+  roundTrips = 0;
+
+  constructor(
+    private readonly loc: PgLocation,
+    ctx: BackendContext,
+    private readonly origin: string,
+  ) {
+    this.name = `the state database ${loc.shown}`;
+    this.db = new PgSession(loc, ctx, { queryTimeoutMs: QUERY_MS });
+  }
+
+  /** The bucket as it is, and the database's time (for `budget status`). */
+  async read(): Promise<{ doc?: BucketDoc; now: number }> {
+    if ((await this.db.ready(false)) < BUDGETS_SINCE) return { now: Date.now() };
+    const [row] = await this.db.query<{ document: unknown; now: number }>(
+      'reading the budget',
+      `SELECT (SELECT document FROM ${this.db.t.budgets} WHERE origin = $1) AS document, extract(epoch FROM clock_timestamp()) * 1000 AS now`,
+      [this.origin],
+    );
+    return { doc: parseBucket(row.document), now: Number(row.now) };
+  }
+
+  async lease(ask: LeaseAsk): Promise<Grant> {
+    if (!this.ready) {
+      await this.db.ready(true);
+      this.ready = true;
+    }
+    this.cached ??= await this.fetch();
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const { doc, grant } = allocate(this.cached.doc, ask, Date.now() + this.offset);
+      const sent = Date.now();
+      const row = await this.write(this.cached.version, doc);
+      this.clockSeen(row.now, sent);
+      if (row.written !== null) {
+        this.cached = { version: Number(row.written), doc };
+        return grant;
+      }
+      this.cached = row.current
+        ? { version: Number(row.current.version), doc: parseBucket(row.current.document) }
+        : { version: 0 };
+    }
+    throw new UserError(`${ATTEMPTS} processes wrote the budget's row first, one after the other`);
+  }
+
+  private async fetch(): Promise<{ version: number; doc?: BucketDoc }> {
+    const sent = Date.now();
+    this.roundTrips++;
+    const [row] = await this.db.query<{ version: string | null; document: unknown; now: number }>(
+      'reading the budget',
+      `SELECT b.version, b.document, extract(epoch FROM clock_timestamp()) * 1000 AS now
+        FROM (SELECT 1) AS one LEFT JOIN ${this.db.t.budgets} b ON b.origin = $1`,
+      [this.origin],
+    );
+    this.clockSeen(row.now, sent);
+    return { version: Number(row.version ?? 0), doc: parseBucket(row.document) };
+  }
+
+  /** The compare-and-set: written (the new version), or the row as another process left it. */
+  private async write(version: number, doc: BucketDoc): Promise<Row> {
+    this.roundTrips++;
+    const t = this.db.t.budgets;
+    const [row] = await this.db.query<Row>(
+      'leasing from the budget',
+      `WITH upd AS (
+        INSERT INTO ${t} AS b (origin, version, document) VALUES ($1, 1, $3::json)
+        ON CONFLICT (origin) DO UPDATE SET version = b.version + 1, document = EXCLUDED.document, updated_at = now()
+        WHERE b.version = $2
+        RETURNING b.version
+      )
+      SELECT (SELECT version FROM upd) AS written,
+        (SELECT json_build_object('version', version, 'document', document) FROM ${t}
+          WHERE origin = $1 AND NOT EXISTS (SELECT 1 FROM upd)) AS current,
+        extract(epoch FROM clock_timestamp()) * 1000 AS now`,
+      [this.origin, version, JSON.stringify(doc)],
+    );
+    return row;
+  }
+
+  /** The database's time read at about the middle of the round trip. */
+  private clockSeen(dbNow: number, sent: number): void {
+    this.offset = Number(dbNow) - (sent + Date.now()) / 2;
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
