@@ -9,6 +9,7 @@
 //   3. the others stopped but one: it holds every configuration; its peak RSS (VmHWM) against 400 MB.
 //
 //   npm run build && npx tsx bench/fleet-soak.ts [--configs 20] [--docs 200] [--agents 3] [--interval 10s]
+/* eslint-disable @typescript-eslint/no-explicit-any -- the agents' JSON log lines and /status, read as they come */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
