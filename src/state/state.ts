@@ -125,7 +125,7 @@ export class State {
     const had = this.data.configuration;
     if (had && had !== configuration) {
       throw new UserError(
-        `the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${had} in its tapedeck.yaml)`,
+        `the state ${this.where} belongs to configuration ${had}, not ${configuration} (this directory); nothing was read or written (use this configuration's own state, or, if this is ${had} moved, set name: ${yamlText(had)} in its tapedeck.yaml)`,
         { code: 'E_STATE_MISMATCH' },
       );
     }
@@ -228,3 +228,6 @@ export class State {
     return { lineage: this.data.lineage!, serial: this.data.serial! };
   }
 }
+
+/** A name as tapedeck.yaml must hold it: bare when YAML reads it back as written, else quoted (JSON is YAML). */
+const yamlText = (name: string) => (/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(name) ? name : JSON.stringify(name));
