@@ -60,7 +60,7 @@ export class Saver {
 
   /**
    * The last save, with the lock confirmed first: without the lock the state is not written (another run may be
-   * writing it), and that is the state's error; a save that failed is tried again.
+   * writing it), and that is the state's error; a save that failed is tried again. Nothing changed: nothing written.
    */
   async finish(): Promise<void> {
     if (!this.stop)
@@ -69,6 +69,6 @@ export class Saver {
       });
     const lockGone = this.stopped() && !this.error ? this.stop : undefined;
     if (lockGone) this.error = { message: lockGone, code: 'E_LOCKED' };
-    else await this.state.save().catch((e: unknown) => this.failed(e));
+    else if (this.state.needsWrite()) await this.state.save().catch((e: unknown) => this.failed(e));
   }
 }
