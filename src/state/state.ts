@@ -154,7 +154,7 @@ export class State {
 
   /**
    * Whether a write would store something the stored state lacks: a changed entry, a binding, or the state itself
-   * (never written). A run that changes nothing leaves it, and its serial, as they were, as Terraform does: a
+   * (never written). An apply with nothing to do leaves it, and its serial, as they were, as Terraform does: a
    * moved serial would make every plan saved meanwhile stale, and add a version to a database's history each time.
    */
   needsWrite(): boolean {
