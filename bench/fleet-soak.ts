@@ -47,6 +47,7 @@ interface Agent {
   logs(): Record<string, any>[];
   status(): Promise<Record<string, any>>;
   peakMb(): number;
+  cpuSeconds(): number;
 }
 
 function agent(repo: string, url: string, token: string): Agent {
@@ -83,10 +84,14 @@ function agent(repo: string, url: string, token: string): Agent {
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l));
   let peak = 0;
+  let cpu = 0;
   const sample = setInterval(() => {
     try {
       const kb = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
       peak = Math.max(peak, Number(kb ?? 0) / 1024);
+      // utime and stime, in clock ticks (100 a second): the CPU the agent used, whatever the machine's load.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      cpu = (Number(stat[11]) + Number(stat[12])) / 100;
     } catch {
       clearInterval(sample);
     }
@@ -95,6 +100,7 @@ function agent(repo: string, url: string, token: string): Agent {
     child,
     logs,
     peakMb: () => peak,
+    cpuSeconds: () => cpu,
     status: async () => {
       const started = await until('started', () => logs().find((l) => l.msg === 'agent started')).catch((e) => {
         console.error(err.slice(0, 3000));
@@ -139,6 +145,7 @@ async function main() {
     throw e;
   });
   const applied = emus.map((e) => Math.max(...e.writes().map((w) => w.at)) - t0);
+  const cpuApplied = agents.map((a) => a.cpuSeconds().toFixed(1));
   const statuses = await until('settled shares', async () => {
     const all = await Promise.all(agents.map((a) => a.status()));
     return all.every((s) => s.replica?.live === AGENTS) && all;
@@ -147,6 +154,9 @@ async function main() {
   const posts = emus.map((e) => e.writes().filter((w) => w.method === 'POST').length);
   console.log(
     `applied: ${CONFIGS} configurations x ${DOCS} offers by ${AGENTS} agents; last create ${(Math.max(...applied) / 1000).toFixed(1)} s after the start (2 intervals: ${(2 * INTERVAL_MS) / 1000} s); median ${(applied.sort((a, b) => a - b)[applied.length >> 1] / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `CPU of the agents until then: ${cpuApplied.join(' / ')} s; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
   );
   console.log(`shares: ${shares.join(' / ')} (even: ${(CONFIGS / AGENTS).toFixed(2)})`);
   console.log(`creates: ${posts.filter((p) => p !== DOCS).length} configurations with POSTs != ${DOCS}`);
