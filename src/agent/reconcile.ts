@@ -9,10 +9,10 @@ import { applyPlanned, makePlan } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { Io, Issue, Plan } from '../types.js';
-import { nearestPos } from '../validate/locate.js';
+import type { Io, Plan } from '../types.js';
 import { counted } from './events.js';
 import type { CommitSource } from './git.js';
+import { movedSettings, type Pinned } from './pinned.js';
 import type { Commits, RunReport } from './run-report.js';
 
 export type { Commits, RunReport };
@@ -28,6 +28,8 @@ export interface RunInput {
   stopping: () => boolean;
   /** the agent's Io: its environment, its secrets */
   io: Io;
+  /** the settings taken when the agent started, which a commit may not change (pinned.ts) */
+  pinned?: Pinned;
 }
 
 /** The run's own Io: output captured line by line; file names relative to the checkout, as in the repository. */
@@ -45,30 +47,8 @@ export const runOptions = (input: RunInput, io: Io): RunOptions =>
     budgetRole: 'agent',
   });
 
-/** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration). */
-/** A commit that names another platform for the environment than the one the agent runs against: refused, since
- *  the token would go wherever a push says (the URL is pinned at start: --base-url, else the first commit's). */
-function movedPlatform(opts: RunOptions, pinned: string | undefined): Issue[] {
-  const named = opts.project?.environments?.[opts.envName]?.base_url;
-  if (!pinned || named === undefined || sameUrl(named, pinned)) return [];
-  return [
-    {
-      file: opts.projectSource?.file ?? 'tapedeck.yaml',
-      ...(opts.projectSource ? { pos: nearestPos(opts.projectSource, `/environments/${opts.envName}/base_url`) } : {}),
-      message: `environments.${opts.envName}.base_url: ${named} is not the platform this agent runs against (${pinned}): the repository cannot move where the agent sends its token; start the agent again (or with --base-url) to follow it`,
-      severity: 'error',
-    },
-  ];
-}
-
-const sameUrl = (a: string, b: string) => {
-  try {
-    return new URL(a).href === new URL(b).href;
-  } catch {
-    return a === b;
-  }
-};
-
+/** A commit's problems (project file, documents, rules), or none: exactly `validate`'s checks (checkConfiguration),
+ *  and the settings the agent pinned at its start (pinned.ts) unchanged. */
 async function problems(
   input: RunInput,
   io: Io,
@@ -77,7 +57,7 @@ async function problems(
   try {
     const opts = runOptions(input, io);
     const { issues, found } = await checkConfiguration(opts, io);
-    issues.push(...movedPlatform(opts, input.flags.baseUrl));
+    issues.push(...movedSettings(opts, input.pinned));
     const errors = issues.filter((i) => i.severity === 'error');
     for (const i of errors) details.push(formatIssue(i));
     if (errors.length)

@@ -14,6 +14,7 @@ import type { CommitSource } from './git.js';
 import type { Log } from './log.js';
 import type { AgentMetrics } from './metrics.js';
 import type { Notifier } from './notify.js';
+import { pinSettings, type Pinned } from './pinned.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from './settings.js';
 import type { Slots } from './slots.js';
 
@@ -43,14 +44,16 @@ export function firstOptions(
   dir: string,
   io: Io,
   fleet: boolean,
-): { opts: RunOptions; flags: CommonFlags } {
+): { opts: RunOptions; flags: CommonFlags; pinned: Pinned } {
   const runIo = { ...io, cwd: dir };
   const configDir = join(dir, settings.path);
   const role = settings.autoApply ? ('apply' as const) : ('plan' as const);
   const opts = buildOptions(configDir, { ...flags, quiet: true }, runIo, { role });
   // Where the token goes is the operator's: a platform the repository names is the first commit's, for good.
   flags = { ...flags, baseUrl: flags.baseUrl ?? opts.baseUrl };
-  if (opts.state.kind !== 'file' || flags.state) return { opts, flags };
+  // So is what the first commit says of the state, the configuration and the token's source (pinned.ts).
+  const pinned = pinSettings(opts, flags.baseUrl);
+  if (opts.state.kind !== 'file' || flags.state) return { opts, flags, pinned };
   if (opts.project?.environments?.[opts.envName]?.state) {
     throw new UserError(
       `tapedeck.yaml names a state file for environment ${opts.envName}, inside the agent's checkout, which is ` +
@@ -59,8 +62,8 @@ export function firstOptions(
   }
   const under = fleet && settings.path !== '.' ? settings.path : '';
   const state = resolve(io.cwd, '.tapedeck', under, `${opts.envName}.state.json`);
-  const pinned = { ...flags, state };
-  return { opts: buildOptions(configDir, { ...pinned, quiet: true }, runIo, { role }), flags: pinned };
+  const onDisk = { ...flags, state };
+  return { opts: buildOptions(configDir, { ...onDisk, quiet: true }, runIo, { role }), flags: onDisk, pinned };
 }
 
 /** A configuration's problem as one line: its project file's first issue, located, or the error's own. */
@@ -82,7 +85,7 @@ export function configurationParts(path: string, source: CommitSource, s: Shared
   }
   const { project } = loadProject(join(source.dir, path), source.dir);
   const settings = agentSettings(s.flags, project?.agent, path);
-  const { opts, flags } = firstOptions(s.runFlags, settings, source.dir, s.io, fleet);
+  const { opts, flags, pinned } = firstOptions(s.runFlags, settings, source.dir, s.io, fleet);
   opts.token(); // a missing or unusable token stops the start (or, with several, refuses this configuration)
   const log: Log = fleet ? (level, msg, fields) => s.log(level, msg, { configuration: path, ...fields }) : s.log;
   return {
@@ -97,7 +100,7 @@ export function configurationParts(path: string, source: CommitSource, s: Shared
     mask: s.mask,
     openBackend: () => stateBackend(opts, s.io),
     lockCheckMs: s.lockCheckMs,
-    run: { checkout: source, path, flags, io: s.io },
+    run: { checkout: source, path, flags, io: s.io, pinned },
     ...(s.fleet ? { fleet: true, slots: s.fleet.slots, assigned: () => s.fleet!.assigned(path) } : {}),
   };
 }

@@ -15,8 +15,9 @@ export interface ApplyOptions {
   concurrency: number;
   /** called as each change finishes, for progress output */
   onResult?: (r: ResultEntry) => void;
-  /** true once the run is to stop (the agent's SIGTERM): writes in flight finish, no new one starts */
-  stopping?: () => boolean;
+  /** set once the run is to stop (the agent's SIGTERM; apply's SIGINT or SIGTERM, by name): writes in flight
+   *  finish, no new one starts */
+  stopping?: () => boolean | string | undefined;
 }
 
 /** Runs the plan's changes; everything a change needs is in the change (apply consults no kind definition). */
@@ -32,7 +33,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     changeRunner({ client, state, saver, deps, stopping: opts.stopping }),
     deps,
   );
-  await saver.finish();
+  await saver.finish(changes.length > 0);
   return summarize(plan, changes, results, state, saver.error);
 }
 

@@ -55,8 +55,8 @@ export interface ChangeContext {
   state: State;
   saver: Saver;
   deps: Dependencies;
-  /** true once the run is to stop (the agent's SIGTERM): no new write starts */
-  stopping?: () => boolean;
+  /** set once the run is to stop (the agent's SIGTERM; apply's SIGINT or SIGTERM, by name): no new write starts */
+  stopping?: () => boolean | string | undefined;
 }
 
 const skipped = (c: Change, error: string, withId = false): ResultEntry => ({
@@ -119,7 +119,9 @@ export function changeRunner(x: ChangeContext): (c: Change) => Promise<ResultEnt
     }
     const failedDep = x.deps.failed(c);
     if (failedDep) return skipped(c, `skipped: ${failedDep} was not applied`);
-    if (x.stopping?.()) return skipped(c, 'skipped: stopping (SIGTERM); the next run applies it');
+    const signal = x.stopping?.();
+    if (signal)
+      return skipped(c, `skipped: stopping (${signal === true ? 'SIGTERM' : signal}); the next run applies it`);
     return sendAndRecord(c);
   };
 }

@@ -39,7 +39,8 @@ function respond(k: KindDef, wrapper: string | undefined, r: JsonObject): JsonOb
 }
 
 function requireFields(k: KindDef, body: JsonObject): void {
-  for (const f of rulesOf(k).required ?? []) {
+  // The schema's x-create-required (what the plan also checks before a create) and the collection's own rules.
+  for (const f of [...(resourceModel(k.schema).createRequired ?? []), ...(rulesOf(k).required ?? [])]) {
     if (body[f] === undefined || body[f] === null || body[f] === '') throw bad(`${f} is required`);
   }
 }

@@ -7,7 +7,7 @@ import type { ListRules } from './list.js';
 type Check = (resource: JsonObject, others: Iterable<JsonObject>) => void;
 
 interface CollectionRules {
-  /** fields a create must carry */
+  /** fields a create must carry, beyond the schema's x-create-required */
   required?: string[];
   /** checked on every create and update, against the other stored resources of the collection */
   check?: Check;
@@ -49,9 +49,8 @@ export const collectionRules: Record<string, CollectionRules> = {
       if (problems.length) throw bad(problems.map(([, m]) => m).join('; '));
     },
   },
-  offers: { required: ['project_id'], list: namedList },
-  standing_phases: { required: ['project_id'] },
-  video_protection_rulesets: { required: ['project_id'], list: namedList },
+  offers: { list: namedList },
+  video_protection_rulesets: { list: namedList },
   creative_works: { list: { orderBy: ['title', 'release_time'], search: contentSearch } },
   events: { list: { orderBy: ['title', 'start_time'], search: contentSearch } },
 };

@@ -41,6 +41,23 @@ export async function readResource(
   }
 }
 
+/**
+ * A create without a field the platform requires of it (the schema's x-create-required) is a located error before
+ * anything is sent: applied, the rest of the plan would be written and this one refused.
+ */
+export function refuseIncompleteCreate(k: KindDef, o: Observed): void {
+  const missing = (resourceModel(k.schema).createRequired ?? []).filter((f) =>
+    [undefined, null, ''].includes(o.desired[f] as null),
+  );
+  if (!missing.length) return;
+  const at = nearestPos(o.doc.source, `/spec/${missing[0]}`);
+  const an = /^[AEIOU]/.test(k.kind) ? 'an' : 'a';
+  throw new UserError(
+    `${o.doc.address}: a create needs ${missing.map((f) => `spec.${f}`).join(', ')} (the platform refuses ${an} ${k.kind} without it): set it, or name an existing one by id`,
+    { code: 'E_VALIDATION', where: `${o.doc.source.file}${at ? `:${at.line}:${at.col}` : ''}` },
+  );
+}
+
 const noList = (k: KindDef) => `duplicates could not be checked: a ${k.kind} has no list to look in`;
 
 /** Before a create: a live resource with the document's natural key that someone else holds stops the plan. */

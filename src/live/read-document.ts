@@ -11,7 +11,13 @@ import type { Observed } from '../types.js';
 import type { Caller } from '../remote/client.js';
 import type { Owner } from './duplicates.js';
 import type { LiveLists } from './live-lists.js';
-import { lookBeforeCreating, lookBeforeDuplicating, NOT_FOUND, readResource } from './look-before.js';
+import {
+  lookBeforeCreating,
+  lookBeforeDuplicating,
+  NOT_FOUND,
+  readResource,
+  refuseIncompleteCreate,
+} from './look-before.js';
 import { scopeOf, wouldBeDefault, type DocRead } from './read-plan.js';
 import { findCreated } from './recover.js';
 
@@ -65,6 +71,7 @@ export async function readDocument(ctx: ReadContext, r: DocRead, o: Observed): P
     }
   }
   if (!o.live && createFor(k, o.source) && k.identity.by !== 'natural') {
+    refuseIncompleteCreate(k, o);
     if (o.source && k.duplicate) await lookBeforeDuplicating(ctx, k, o, o.source);
     else await lookBeforeCreating(ctx, k, o);
   }

@@ -1,6 +1,6 @@
 // The one composition of a plan: documents, observations and the state -> the changes. Pure: no network, no
 // clock, no files. `plan`, `apply`, `apply --plan`, the agent and the scenario tests all plan through it; reading
-// (remote/) makes the observations, and the commands (cli/) keep the I/O, the progress and the output.
+// (live/) makes the observations, and the run layer (run/pipeline.ts) keeps the I/O, the progress and the errors.
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
 import type { LiveProjection } from '../live/read-live.js';

@@ -3,9 +3,10 @@
 // event loop a turn every few milliseconds (the agent's listener answers during a long check), and stops at the
 // run's --deadline, inside an evaluation too (meter.ts).
 import { UserError } from '../errors.js';
-import type { Allowance, Plan, RuleFinding, RulesReport } from '../types.js';
+import type { Allowance, Change, Plan, RuleFinding, RulesReport } from '../types.js';
 import { changeVariable, type ChangeContext } from './change.js';
 import type { CompiledRule, RuleVars } from './compile.js';
+import { knownTrue, type Facts } from './fold.js';
 import { EvaluationStopped } from './stopped.js';
 
 export interface RuleContext extends ChangeContext {
@@ -62,13 +63,31 @@ function verdict(r: CompiledRule, vars: RuleVars, deadlineAt: number): [RuleFind
   }
 }
 
-/** The rules that look at a change, by its kind, action and the environment; a rule whose expression starts with
- *  `change.kind != "X" ||` passes, unevaluated, on a change of another kind (compile.ts: shortCircuit). */
-function matches(r: CompiledRule, kind: string, action: string, env: string): boolean {
-  if ((r.kinds && !r.kinds.has(kind)) || (r.actions && !r.actions.has(action))) return false;
-  if (r.environments && !r.environments.has(env)) return false;
-  const p = r.passesUnless;
-  return !p || (p.field === 'kind' ? kind : p.field === 'action' ? action : env) === p.value;
+/** A rule's match admits changes of this group. */
+const admits = (r: CompiledRule, f: Facts) =>
+  (!r.kinds || r.kinds.has(f.kind)) &&
+  (!r.actions || r.actions.has(f.action)) &&
+  (!r.environments || r.environments.has(f.environment));
+
+/** The rules to evaluate, by kind, action and whether `changed` is empty (0) or not (1). */
+type Groups = Map<string, Map<string, CompiledRule[][]>>;
+
+/**
+ * The rules to evaluate on a change: those whose match admits it and whose expression is not true for every change
+ * of its kind and action (fold.ts), worked out once per group of changes (a plan has a few dozen).
+ */
+function rulesFor(rules: readonly CompiledRule[], c: Change, environment: string, groups: Groups) {
+  const changedEmpty = !c.diff?.length;
+  let byAction = groups.get(c.kind);
+  if (!byAction) groups.set(c.kind, (byAction = new Map()));
+  let both = byAction.get(c.action);
+  if (!both) byAction.set(c.action, (both = []));
+  const at = changedEmpty ? 0 : 1;
+  if (!both[at]) {
+    const facts: Facts = { kind: c.kind, action: c.action, environment, changedEmpty };
+    both[at] = rules.filter((r) => admits(r, facts) && !knownTrue(r.ast, facts));
+  }
+  return both[at];
 }
 
 /**
@@ -80,24 +99,27 @@ export async function checkRules(plan: Plan, rules: readonly CompiledRule[], ctx
   const allowed = new Map((ctx.allow ?? []).map((a) => [a.rule, a.reason]));
   const deadlineAt = ctx.deadlineAt ?? Infinity;
   const results: RuleFinding[] = [];
+  const groups: Groups = new Map();
   let turnAt = Date.now() + TURN_MS;
-  for (const [i, c] of plan.changes.entries()) {
+  const { changes } = plan;
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i];
     const now = Date.now();
-    if (now > deadlineAt) throw deadlineError(i, plan.changes.length);
+    if (now > deadlineAt) throw deadlineError(i, changes.length);
     if (now > turnAt) {
       await nextTurn();
       turnAt = Date.now() + TURN_MS;
     }
-    let vars: RuleVars | undefined;
-    for (const r of rules) {
-      if (!matches(r, c.kind, c.action, ctx.environment)) continue;
-      // Made once per change, and only for a change some rule looks at.
-      vars ??= { change: changeVariable(c, ctx), now: ctx.now };
+    const todo = rulesFor(rules, c, ctx.environment, groups);
+    if (!todo.length) continue;
+    // Made once per change, and only for a change some rule must be evaluated on.
+    const vars: RuleVars = { change: changeVariable(c, ctx), now: ctx.now };
+    for (const r of todo) {
       let found: ReturnType<typeof verdict>;
       try {
         found = verdict(r, vars, deadlineAt);
       } catch {
-        throw deadlineError(i, plan.changes.length);
+        throw deadlineError(i, changes.length);
       }
       if (!found) continue;
       const [outcome, message] = found;

@@ -2,9 +2,9 @@
 import { writerOf } from '../state/backend.js';
 import type { BudgetPlace } from '../budget/open.js';
 import type { Io } from '../types.js';
-import type { RunOptions } from './options.js';
+import type { BudgetPlaceInputs } from './inputs.js';
 
-export function budgetPlace(opts: RunOptions, url: URL, io: Io): BudgetPlace {
+export function budgetPlace(opts: BudgetPlaceInputs, url: URL, io: Io): BudgetPlace {
   return {
     state: opts.state,
     origin: url.origin,

@@ -5,6 +5,7 @@ import { Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
 import { selectEnvironment } from '../project/select.js';
 import { interpolateSources } from '../resolve/interpolate.js';
+import { credentialVariables } from './credentials.js';
 import { checkReferences } from '../resolve/refs.js';
 import { renderers } from '../report/formats.js';
 import { isObject } from '../schema/values.js';
@@ -15,6 +16,7 @@ import type { CompiledRule } from '../rules/compile.js';
 import { readRules } from '../rules/load.js';
 import { resourceModel } from '../schema/model.js';
 import type { Io } from '../types.js';
+import type { DocumentInputs } from './inputs.js';
 import type { RunOptions } from './options.js';
 import { projectWindows } from './windows.js';
 
@@ -22,7 +24,7 @@ import { projectWindows } from './windows.js';
  * Every document checked, nothing printed: files, variables, schemas, the rules across documents, references.
  * Each stage runs on what the one before let through, so one failing rule never hides another's errors.
  */
-export function checkDocuments(opts: RunOptions, io: Io): Checked {
+export function checkDocuments(opts: DocumentInputs, io: Io): Checked {
   const loaded = loadDir(opts.dir, io.cwd);
   // A --var-file kept below DIR holds variables, not documents: it is read as variables only (options.ts).
   const varFile = (file: string) => opts.varFiles.length > 0 && opts.varFiles.includes(resolve(io.cwd, file));
@@ -34,7 +36,8 @@ export function checkDocuments(opts: RunOptions, io: Io): Checked {
   );
   const sources = selected.docs;
   const issues = [...loaded.issues.filter((i) => !varFile(i.file)), ...selected.issues];
-  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
+  const credentials = credentialVariables(opts.project);
+  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret, credentials }));
   const { docs, issues: more } = validateDocuments(sources, opts.registry);
   issues.push(...more, ...referenceIssues(docs, sources));
   // Every check of the parsed values has run: from here on a document is its Document (its spec, its source for
@@ -75,7 +78,7 @@ function referenceIssues(docs: Document[], sources: SourceDoc[]): Issue[] {
  * `documents` is validate's: it checked everything, and says how many documents it read.
  */
 export function printIssues(
-  opts: RunOptions,
+  opts: Pick<RunOptions, 'issueFormat'>,
   io: Io,
   issues: Issue[],
   documents?: number,
@@ -89,11 +92,11 @@ export function printIssues(
   return n > 0;
 }
 
-export const noDocuments = (opts: RunOptions) =>
+export const noDocuments = (opts: Pick<RunOptions, 'dir'>) =>
   new UserError(`no documents found in ${opts.dir} (every *.yaml/*.yml below it is read)`, { code: 'E_INPUT' });
 
 /** `allowNone`: a directory without documents is not an error (export writes into it). */
-export function loadDocuments(opts: RunOptions, io: Io, { allowNone = false } = {}): Loaded {
+export function loadDocuments(opts: DocumentInputs, io: Io, { allowNone = false } = {}): Loaded {
   const { docs, issues, found, left } = checkDocuments(opts, io);
   stopOnErrors(opts, io, issues);
   if (!found && !left && !allowNone) throw noDocuments(opts);
@@ -107,14 +110,17 @@ export interface Loaded {
 }
 
 /** Warnings alone do not stop a plan: they go to stderr as text, since stdout carries the plan in its format. */
-function stopOnErrors(opts: RunOptions, io: Io, issues: Issue[]): void {
+function stopOnErrors(opts: Pick<RunOptions, 'issueFormat'>, io: Io, issues: Issue[]): void {
   const failed = issues.some((i) => i.severity === 'error');
   printIssues(opts, io, issues, undefined, failed ? opts.issueFormat : 'text');
   if (failed) throw new Reported();
 }
 
 /** The guardrail rules of the configuration, compiled, or the issues that stop them. CEL is loaded only for rules. */
-export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
+export async function checkRuleFiles(
+  opts: Pick<RunOptions, 'registry' | 'project' | 'projectSource' | 'dir'>,
+  io: Io,
+): Promise<{ rules: CompiledRule[]; issues: Issue[] }> {
   const defined = { kinds: opts.registry.names(), environments: Object.keys(opts.project?.environments ?? {}) };
   const { rules, issues } = readRules(opts.dir, io.cwd, opts.projectSource, defined);
   if (!rules.length) return { rules: [], issues };
@@ -132,7 +138,7 @@ export async function checkRuleFiles(opts: RunOptions, io: Io): Promise<{ rules:
  * file as options read it) and the guardrail rules. The agent checks a new commit with this too, so a commit that
  * validate rejects is never the one it follows.
  */
-export async function checkConfiguration(opts: RunOptions, io: Io): Promise<Checked> {
+export async function checkConfiguration(opts: DocumentInputs, io: Io): Promise<Checked> {
   const checked = checkDocuments(opts, io);
   checked.issues.push(...(await checkRuleFiles(opts, io)).issues, ...windowWarnings(opts, checked.docs));
   return checked;
@@ -145,10 +151,13 @@ export interface Configuration extends Loaded {
 
 /** The change windows' warnings that need the documents (an address glob matching none); their errors stopped the
  *  run's options already (options.ts). */
-export const windowWarnings = (opts: RunOptions, docs: readonly Document[]): Issue[] =>
+export const windowWarnings = (
+  opts: Pick<RunOptions, 'project' | 'projectSource' | 'registry'>,
+  docs: readonly Document[],
+): Issue[] =>
   projectWindows(opts.project, opts.projectSource, opts.registry, docs).issues.filter((i) => i.severity === 'warning');
 
-export async function loadConfiguration(opts: RunOptions, io: Io): Promise<Configuration> {
+export async function loadConfiguration(opts: DocumentInputs, io: Io): Promise<Configuration> {
   const { docs, issues, found, left } = checkDocuments(opts, io);
   const ruled = await checkRuleFiles(opts, io);
   stopOnErrors(opts, io, [...issues, ...ruled.issues, ...windowWarnings(opts, docs)]);

@@ -14,7 +14,7 @@ import type { RunOptions } from './options.js';
 export async function guardPlan(
   plans: { plan: Plan; shown: Plan },
   config: Configuration,
-  opts: RunOptions,
+  opts: Pick<RunOptions, 'envName' | 'now' | 'clock' | 'runDeadlineAt' | 'runClock' | 'registry'>,
   state: State,
   allow: Allowance[],
 ): Promise<void> {

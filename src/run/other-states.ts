@@ -8,12 +8,15 @@ import { State } from '../state/state.js';
 import type { Io } from '../types.js';
 import type { RunOptions } from './options.js';
 
+/** What finding the other states of the configuration reads: where this one is, the directory, the project. */
+export type StatesInSight = Pick<RunOptions, 'state' | 'dir' | 'project' | 'envName'>;
+
 /**
  * How many resources a state file records, where it may hold this environment's: undefined when it cannot be read
  * as one, was moved by state migrate (a backup: its resources are another state's), or is the state of another
  * environment this configuration has (that environment's, in use: moving it here would make two owners).
  */
-function recorded(file: string, opts: RunOptions): number | undefined {
+function recorded(file: string, opts: Pick<RunOptions, 'envName' | 'project'>): number | undefined {
   try {
     const { data } = State.load(file);
     const env = data.platform?.environment;
@@ -26,7 +29,7 @@ function recorded(file: string, opts: RunOptions): number | undefined {
 
 /** The state files of this configuration other than the one in use (DIR/.tapedeck, the environments' files), and
  *  the database URLs its environments name. */
-export function statesInSight(opts: RunOptions): { files: string[]; urls: string[] } {
+export function statesInSight(opts: StatesInSight): { files: string[]; urls: string[] } {
   const here = opts.state.kind === 'file' ? resolve(opts.state.path) : undefined;
   const files = new Set<string>();
   const folder = join(opts.dir, '.tapedeck');
@@ -45,7 +48,7 @@ export function statesInSight(opts: RunOptions): { files: string[]; urls: string
  * The other states in sight, as shown: every state file in DIR/.tapedeck and every file the project's environments
  * name that records resources (with how many), and a database configured but not used by this run (never opened).
  */
-export function otherStates(opts: RunOptions, io: Io): string[] {
+export function otherStates(opts: StatesInSight, io: Io): string[] {
   const { files, urls } = statesInSight(opts);
   if (io.env.TAPEDECK_STATE_URL) urls.push(io.env.TAPEDECK_STATE_URL);
   const shown: string[] = [];

@@ -11,6 +11,10 @@ import { State } from '../state/state.js';
 import type { Plan } from '../types.js';
 import { statesInSight } from './other-states.js';
 import type { RunOptions } from './options.js';
+import type { StatesInSight } from './other-states.js';
+
+/** Whose resources a plan may write: the run's platform and environment, and the other states in sight. */
+export type OwnerInputs = StatesInSight & Pick<RunOptions, 'baseUrl'>;
 
 /** An id this run would manage, and the address it would manage it as. */
 export interface Managed {
@@ -26,7 +30,7 @@ export const managedByPlan = (plan: Plan): Managed[] =>
     .map((c) => ({ kind: c.kind, id: c.id!, address: c.address }));
 
 /** Refuses, naming the owner, when another configuration or environment manages any of `managed`. */
-export async function refuseForeignOwners(managed: Managed[], state: State, opts: RunOptions): Promise<void> {
+export async function refuseForeignOwners(managed: Managed[], state: State, opts: OwnerInputs): Promise<void> {
   if (!managed.length) return;
   const owners = state.backend.ownersElsewhere
     ? (await state.backend.ownersElsewhere(managed)).map(inDatabase)
@@ -50,7 +54,7 @@ const inDatabase = (o: Owned): Found => ({
 });
 
 /** The owners among the other environments' state files of this directory (moved backups are no one's). */
-function fileOwners(managed: Managed[], opts: RunOptions): Found[] {
+function fileOwners(managed: Managed[], opts: OwnerInputs): Found[] {
   const wanted = new Set(managed.map((m) => `${m.kind} ${m.id}`));
   const found: Found[] = [];
   for (const file of statesInSight(opts).files) {

@@ -6,7 +6,7 @@ import { planFrom, planProjection } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
 import { managedByPlan, refuseForeignOwners } from './owners.js';
 import { maskPlan } from '../plan/sensitive.js';
-import { Client, checkBaseUrl, defaultClientOptions } from '../remote/client.js';
+import { Client, checkBaseUrl, defaultClientOptions, type Caller, type ClientOptions } from '../remote/client.js';
 import { readLive } from '../live/read-live.js';
 import { planReads } from '../live/read-plan.js';
 import { changedSinceApply } from '../live/refresh.js';
@@ -20,20 +20,29 @@ import { documentLocator, guardPlan, refuseDenied, type Locate } from './guardra
 import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './window-check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
+import type { ApplyInputs, PlanInputs, PlatformInputs } from './inputs.js';
 import type { RunOptions } from './options.js';
+import type { StatesInSight } from './other-states.js';
+
+/** What reads the documents: the run's client, or (the scenario tests) the emulator's answers in-process. */
+export type Reader = Caller & { readonly opts: Pick<ClientOptions, 'baseUrl'> };
+
+/** What reading the documents reads: the kinds, the progress shown, the lanes, and a missing resource's fate. */
+type ReadInputs = Pick<RunOptions, 'registry' | 'quiet' | 'debug' | 'concurrency' | 'recreateMissing' | 'tokenSource'> &
+  StatesInSight;
 import { platformProblem } from './reach.js';
 import { budgetGate } from '../budget/open.js';
 import { budgetPlace } from './budget-place.js';
 import { planConfigurationHash, selectTargets, targeted } from './targets.js';
 
 /** The platform's base URL, checked (https unless loopback or --insecure-http; no credentials in it). */
-export function baseUrl(opts: RunOptions, warn: (m: string) => void = () => {}): URL {
+export function baseUrl(opts: Pick<RunOptions, 'baseUrl' | 'insecureHttp'>, warn: (m: string) => void = () => {}): URL {
   if (!opts.baseUrl)
     throw new UserError('no base URL: pass --base-url, set TAPEDECK_BASE_URL, or choose an environment with --env');
   return checkBaseUrl(opts.baseUrl, opts.insecureHttp, warn);
 }
 
-export function makeClient(opts: RunOptions, io: Io): Client {
+export function makeClient(opts: PlatformInputs, io: Io): Client {
   const url = baseUrl(opts, (m) => io.err(`${m}\n`));
   const debug = opts.debug ? (line: string) => io.err(`debug: ${line}\n`) : undefined;
   const budget =
@@ -73,8 +82,8 @@ export interface Planned {
 async function readDocuments(
   docs: Document[],
   state: State,
-  client: Client,
-  opts: RunOptions,
+  client: Reader,
+  opts: ReadInputs,
   io: Io,
   knownId?: (a: string) => string | undefined,
 ) {
@@ -116,7 +125,7 @@ async function readDocuments(
  * another state (another environment's, a file before `state push`). Said once on stderr, and as each duplicate's
  * hint in the machine output, naming the states in sight.
  */
-function withNewStateHint(errors: TapedeckError[], state: State, opts: RunOptions, io: Io): TapedeckError[] {
+function withNewStateHint(errors: TapedeckError[], state: State, opts: StatesInSight, io: Io): TapedeckError[] {
   if (Object.keys(state.data.resources).length || !errors.some((e) => e.code === 'E_DUPLICATE')) return errors;
   const others = otherStates(opts, io);
   const hint = others.length
@@ -143,8 +152,8 @@ export interface Reading {
 /** Reads the documents to read and plans the planned ones (planFrom). */
 export async function readAndPlan(
   r: Reading,
-  client: Client,
-  opts: RunOptions,
+  client: Reader,
+  opts: ReadInputs & Pick<RunOptions, 'targets'>,
   io: Io,
 ): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
@@ -167,7 +176,7 @@ export async function readAndPlan(
  * changed since the last apply are read (live/refresh.ts).
  */
 export async function makePlan(
-  opts: RunOptions,
+  opts: PlanInputs,
   io: Io,
   loaded: { config?: Configuration; state?: State | (() => Promise<State>); allow?: Allowance[] } = {},
 ): Promise<Planned> {
@@ -227,7 +236,7 @@ export async function makePlan(
  */
 export async function applyPlanned(
   planned: Planned,
-  opts: RunOptions,
+  opts: ApplyInputs,
   command: string,
   extra: Omit<ApplyOptions, 'concurrency'> = {},
 ): Promise<ApplyResult> {

@@ -13,7 +13,7 @@ import { savedAllowanceNotes } from '../rules/allow.js';
 import { loadConfiguration } from './check.js';
 import { documentLocator, guardPlan } from './guardrails.js';
 import type { Io } from '../types.js';
-import type { RunOptions } from './options.js';
+import type { PlanInputs } from './inputs.js';
 import { baseUrl, makeClient, readAndPlan, type Planned } from './pipeline.js';
 import { planConfigurationHash, selectTargets } from './targets.js';
 import { windowCheck, windowPlan } from './window-check.js';
@@ -26,7 +26,7 @@ import { windowCheck, windowPlan } from './window-check.js';
 export async function remakeSaved(
   saved: Plan,
   backend: StateBackend,
-  opts: RunOptions,
+  opts: PlanInputs,
   io: Io,
 ): Promise<Planned | { stale: string[] }> {
   const config = await loadConfiguration(opts, io);

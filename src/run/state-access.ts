@@ -6,9 +6,10 @@ import { lockBoundOf } from '../state/lease.js';
 import { openBackend } from '../state/open.js';
 import { State } from '../state/state.js';
 import type { Io } from '../types.js';
-import { positiveInt, type RunOptions } from './options.js';
+import type { StateInputs } from './inputs.js';
+import { positiveInt } from './options.js';
 
-export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
+export function stateBackend(opts: StateInputs, io: Io): Promise<StateBackend> {
   return openBackend(opts.state, {
     configuration: opts.configuration,
     environment: opts.envName,
@@ -19,7 +20,11 @@ export function stateBackend(opts: RunOptions, io: Io): Promise<StateBackend> {
 }
 
 /** Runs `use` with the backend open, and closes it after, whatever happens. */
-export async function withBackend<T>(opts: RunOptions, io: Io, use: (backend: StateBackend) => Promise<T>): Promise<T> {
+export async function withBackend<T>(
+  opts: StateInputs,
+  io: Io,
+  use: (backend: StateBackend) => Promise<T>,
+): Promise<T> {
   const backend = await stateBackend(opts, io);
   try {
     return await use(backend);
@@ -29,12 +34,12 @@ export async function withBackend<T>(opts: RunOptions, io: Io, use: (backend: St
 }
 
 /** The state as it is now, without its lock (a plan, a listing): nothing is written through it. */
-export const readState = (opts: RunOptions, io: Io): Promise<State> =>
+export const readState = (opts: StateInputs, io: Io): Promise<State> =>
   withBackend(opts, io, (backend) => State.open(backend));
 
 /** Runs `use` holding the state's lock (waiting up to --lock-timeout); the state is read by `use`, under it. */
 export function withStateLock<T>(
-  opts: RunOptions,
+  opts: StateInputs,
   io: Io,
   lockTimeout: string | undefined,
   use: (backend: StateBackend) => Promise<T>,
@@ -50,7 +55,7 @@ export function withStateLock<T>(
  * The state as the user would name it: a file relative to the working directory when it is below it; a database
  * by its URL with the password masked.
  */
-export function stateShown(opts: RunOptions, io: Io): string {
+export function stateShown(opts: Pick<StateInputs, 'state'>, io: Io): string {
   if (opts.state.kind === 'postgres') return opts.state.pg.shown;
   const path = opts.state.path;
   const rel = relative(io.cwd, path);

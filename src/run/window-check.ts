@@ -82,7 +82,9 @@ export function heldReason(plan: Plan, address: string): string {
 }
 
 /** The windows of the run, checked at --now or at this moment. */
-export const windowCheck = (opts: RunOptions): WindowCheck => ({
+export const windowCheck = (
+  opts: Pick<RunOptions, 'windows' | 'envName' | 'now' | 'clock' | 'overrides'>,
+): WindowCheck => ({
   windows: opts.windows,
   environment: opts.envName,
   now: opts.now ?? opts.clock(),

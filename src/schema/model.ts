@@ -41,6 +41,8 @@ export interface Field {
   /** a resource: the fields that tell it apart from the others of its kind on the platform (x-natural-key), looked
    *  for before a create */
   naturalKey?: string[];
+  /** a resource: the fields a create must carry (x-create-required): the platform refuses a create without them */
+  createRequired?: string[];
   /** array of event ids whose live time a change to this resource touches (x-live-link): change windows read it */
   liveLink?: boolean;
   /** a resource that is itself an event (x-live-event): a change to it touches its own live time */
@@ -127,7 +129,9 @@ function build(raw: JsonSchema, file: string): Field {
     const message: Field = { ...base, type: 'message', props, ...(money ? { money: true } : {}) };
     const naturalKey = node['x-natural-key'] === undefined ? undefined : [node['x-natural-key']].flat().map(String);
     if (naturalKey) checkKey(naturalKey, message, f, 'x-natural-key', "the resource's");
-    return naturalKey ? { ...message, naturalKey } : message;
+    const createRequired = node['x-create-required'] as string[] | undefined;
+    if (createRequired) checkKey(createRequired, message, f, 'x-create-required', "the resource's");
+    return { ...message, ...(naturalKey ? { naturalKey } : {}), ...(createRequired ? { createRequired } : {}) };
   }
   if (node.type === 'object') return { ...base, type: 'map' };
   if (typeof node.type === 'string' && ['string', 'integer', 'number', 'boolean'].includes(node.type)) {

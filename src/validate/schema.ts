@@ -41,6 +41,8 @@ export function newAjv(source = false): Ajv {
   ajv.addKeyword({ keyword: 'x-key', schemaType: ['string', 'array'] });
   // x-natural-key: the fields that tell a kind's resources apart on the platform (checked before a create).
   ajv.addKeyword({ keyword: 'x-natural-key', schemaType: 'array' });
+  // fields a create must carry (the platform refuses one without them): the plan stops at the document (plan/build.ts)
+  ajv.addKeyword({ keyword: 'x-create-required', schemaType: 'array' });
   // x-ref: what an id field points at (a kind, or a thing outside tapedeck); x-ref-parts: the same, part by part.
   ajv.addKeyword({ keyword: 'x-ref', schemaType: ['string', 'array'] });
   ajv.addKeyword({ keyword: 'x-ref-parts', schemaType: 'array' });

@@ -2,7 +2,7 @@
 // directory's path in its git work tree, else its name), a database keys its rows by it, and a run of another
 // configuration with that state is refused before anything is read or written. A state from before records none:
 // it is adopted by the next write, and the run says so.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
@@ -75,6 +75,26 @@ describe('a file state', () => {
     expect(JSON.parse(readFileSync(join(dir, '.tapedeck', 'default.state.json'), 'utf8')).configuration).toBe(
       'projects/alpha',
     );
+  });
+
+  it('a directory of any name, moved: the name: the refusal advises is one tapedeck.yaml takes, and it works', async () => {
+    emu = await emulator();
+    const repo = testdir({ 'teams/Équipe live #1/o.yaml': [offer('a1')] });
+    mkdirSync(join(repo, '.git'));
+    expect((await runCli(['apply', 'teams/Équipe live #1', '--base-url', emu.url, '--yes'], { cwd: repo })).code).toBe(
+      0,
+    );
+    renameSync(join(repo, 'teams/Équipe live #1'), join(repo, 'teams/live'));
+    const moved = join(repo, 'teams/live');
+    const refused = await runCli(['plan', moved, '--base-url', emu.url], { cwd: repo });
+    expect(refused.code).toBe(1);
+    const advice = /if this is .* moved, set (name: .*) in its tapedeck\.yaml\)$/m.exec(refused.stderr)?.[1];
+    expect(advice, refused.stderr).toBeDefined();
+    writeFileSync(join(moved, 'tapedeck.yaml'), `version: 1\n${advice}\n`);
+    const plan = await runCli(['plan', moved, '--base-url', emu.url, '--detailed-exitcode'], { cwd: repo });
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    expect(names(emu)).toEqual(['a1']);
   });
 });
 

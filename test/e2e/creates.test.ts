@@ -89,3 +89,41 @@ describe('creates of content types, creative works, banners and plain events', (
     expect(size('banners')).toBe(1);
   });
 });
+
+describe('a create the platform would refuse for a missing field', () => {
+  // The platform's documentation makes project_id required on these creates (the emulator refuses one without it,
+  // 400): the plan says so at the document, and nothing is sent, rather than an apply that writes the rest and fails.
+  const lacking = [
+    { kind: 'Offer', name: 'x', spec: { name: 'X' } },
+    { kind: 'VideoProtectionRuleset', name: 'r', spec: { name: 'R' } },
+    { kind: 'StandingPhase', name: 's', spec: { localized_name: { en: 'S' } } },
+  ];
+  it('stops the plan at the document, and apply sends nothing', async () => {
+    emu = await emulator({});
+    const dir = testdir({ 'a.yaml': [...lacking, { kind: 'Banner', name: 'b', spec: { name: 'B' } }] });
+    for (const args of [
+      ['plan', ...against(emu.url, dir)],
+      ['apply', ...against(emu.url, dir), '--yes'],
+    ]) {
+      const run = await runCli(args, { cwd: dir });
+      expect(run.code, run.stderr).toBe(1);
+      const lines = run.stderr.split('\n').filter((l) => l.includes('project_id'));
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^a\.yaml:3:1: Offer\/x: a create needs spec\.project_id \(the platform refuses an? Offer without it\)/,
+        ),
+        expect.stringMatching(/^a\.yaml:8:1: VideoProtectionRuleset\/r: a create needs spec\.project_id/),
+        expect.stringMatching(/^a\.yaml:13:1: StandingPhase\/s: a create needs spec\.project_id/),
+      ]);
+    }
+    expect(emu.writes()).toEqual([]);
+  });
+
+  it('is not asked of a document naming an existing resource by id', async () => {
+    emu = await emulator({ offers: [{ id: 'off1', project_id: 'p', name: 'Old' }] });
+    const dir = testdir({ 'a.yaml': [{ kind: 'Offer', name: 'x', id: 'off1', spec: { name: 'X' } }] });
+    const run = await runCli(['apply', ...against(emu.url, dir), '--yes'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(emu.store.collections.get('offers')!.get('off1')!.name).toBe('X');
+  });
+});

@@ -216,35 +216,36 @@ describe('partial apply', () => {
     const dir = testdir({
       'a.yaml': [
         { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'New' } },
-        // The platform refuses this create (an offer needs a project).
-        { kind: 'Offer', name: 'broken', spec: { name: 'x' } },
+        // The platform refuses this create, for a reason no plan can foresee (the proxy below answers 400).
+        { kind: 'Banner', name: 'broken', spec: { project_id: 'p', name: 'x' } },
         {
           kind: 'Offer',
           name: 'needs-broken',
-          spec: { project_id: 'p', billing_partner_offer_id: '${Offer/broken.id}' },
+          spec: { project_id: 'p', billing_partner_offer_id: '${Banner/broken.id}' },
         },
         { kind: 'Offer', name: 'fine', spec: { project_id: 'p', name: 'Fine' } },
       ],
     });
-    const run = await runCli(['apply', ...against(emu.url, dir), '--yes', '--json'], { cwd: dir });
+    const refusing = await faultyProxy(emu.url, (req) =>
+      req.method === 'POST' && req.url === '/cms/banners/v1' ? { status: 400, forward: false } : undefined,
+    );
+    const run = await runCli(['apply', ...against(refusing.url, dir), '--yes', '--json'], { cwd: dir });
     expect(run.code).toBe(1);
     const result = JSON.parse(run.stdout);
     const byAddress = Object.fromEntries(result.results.map((r: { address: string }) => [r.address, r]));
     expect(byAddress['Vod/v']).toMatchObject({ outcome: 'applied', id: 'v1' });
     expect(byAddress['Offer/fine']).toMatchObject({ outcome: 'applied', id: expect.any(String) });
-    expect(byAddress['Offer/broken']).toMatchObject({
-      outcome: 'failed',
-      error: expect.stringMatching(/400 invalid_argument/),
-    });
+    expect(byAddress['Banner/broken']).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/: 400 /) });
     expect(byAddress['Offer/needs-broken']).toMatchObject({
       outcome: 'skipped',
-      error: 'skipped: Offer/broken was not applied',
+      error: 'skipped: Banner/broken was not applied',
     });
     expect(result.summary).toEqual({ applied: 2, failed: 1, skipped: 1, unknown: 0, not_kept: 0, unchanged: 0 });
-    expect(run.stderr).toMatch(/error: Offer\/broken: POST \/monetization\/offers\/v1: 400 invalid_argument/);
+    expect(run.stderr).toMatch(/error: Banner\/broken: POST \/cms\/banners\/v1: 400 /);
     const state = JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8'));
     expect(Object.keys(state.resources).sort()).toEqual(['Offer/fine', 'Vod/v']);
-    const next = await runCli(['plan', ...against(emu.url, dir), '--json'], { cwd: dir });
+    const next = await runCli(['plan', ...against(refusing.url, dir), '--json'], { cwd: dir });
+    await refusing.close();
     expect(JSON.parse(next.stdout).summary).toEqual({
       create: 2,
       update: 0,

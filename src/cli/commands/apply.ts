@@ -10,7 +10,8 @@ import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
+import { stopOnSignals } from '../signals.js';
+import { buildOptions, chosenEnvironment, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { deniedError, denialLines } from '../../run/guardrails.js';
 import { applyPlanned, makePlan, type Planned } from '../../run/pipeline.js';
 import { remakeSaved } from '../../run/saved-apply.js';
@@ -57,7 +58,7 @@ function savedTarget(
 ): { plan: Plan; dir?: string } {
   const path = resolve(io.cwd, file);
   const plan = readSavedPlan(path);
-  const env = flags.env ?? io.env.TAPEDECK_ENV;
+  const env = chosenEnvironment(flags, io);
   if (env !== undefined && env !== plan.environment.name) {
     const from = flags.env !== undefined ? '--env' : 'TAPEDECK_ENV';
     throw new UserError(
@@ -157,7 +158,11 @@ async function execute(planned: Planned, opts: RunOptions, flags: ApplyFlags, io
     planned.windowsFresh = false;
   }
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const result = await applyPlanned(planned, opts, 'apply', { onResult: applying.tick });
+  const signals = stopOnSignals(io.err);
+  const result = await applyPlanned(planned, opts, 'apply', {
+    onResult: applying.tick,
+    stopping: signals.stopping,
+  }).finally(signals.release);
   applying.done();
   // With nothing to change, apply still records what it found (ids of adopted resources) in the state.
   io.out(
