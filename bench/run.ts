@@ -8,6 +8,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { rateLimitSteps, rateOnly } from './rate.js';
+import { fleetBench } from './fleet.js';
 import { withRules } from './rules.js';
 import { startupOf, typoOf } from './offline-rows.js';
 import { refreshRows } from './refresh.js';
@@ -28,6 +29,10 @@ const SCALE_ONLY = args.includes('--scale-only');
 const sizesArg = args.indexOf('--sizes');
 const SIZES = sizesArg >= 0 ? args[sizesArg + 1].split(',').map(Number) : [10_000, 30_000, 100_000];
 const SCALE = args.includes('--scale') || SCALE_ONLY ? SIZES : [];
+/** --fleet: the fleet budget's rows (bench/fleet.ts), alone: they take minutes; --fleet-docs N: documents per
+ *  process (default 1,000, or N/10 with a smaller --n), for a smoke run. */
+const FLEET_ONLY = args.includes('--fleet');
+const FLEET_DOCS = flag('--fleet-docs', Math.min(1000, Math.round(N / 10)));
 /** --typo: only the typo rows (bench/typo.ts), which need no emulator. */
 const TYPO_ONLY = args.includes('--typo');
 /** --refresh: only the `plan --refresh changed` and `apply --plan` rows (bench/refresh.ts), at 100,000 and 10,000
@@ -278,6 +283,11 @@ if (SCALE_ONLY) {
     await emu.close();
     rmSync(dir, { recursive: true, force: true });
   }
+} else if (FLEET_ONLY) {
+  const fleet = await fleetBench(FLEET_DOCS, LATENCY, log);
+  if (asJson) process.stdout.write(`${JSON.stringify(fleet, null, 2)}\n`);
+  for (const [name, ok] of Object.entries(fleet.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
+  if (Object.values(fleet.targets).some((ok) => !ok)) process.exitCode = 1;
 } else if (TYPO_ONLY) {
   const typo = await typoOf(generate(N).docs, log);
   if (asJson) process.stdout.write(`${JSON.stringify(typo, null, 2)}\n`);

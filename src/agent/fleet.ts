@@ -115,7 +115,9 @@ export class Fleet {
 
   /** The branch's tip, fetched once for the runs that ask together; a new tip sets the changed ones going. */
   tipNow(force = false): Promise<string> {
-    if (this.fetching) return this.fetching;
+    // A push's fetch never rides on one that started before the push: it starts again after it.
+    if (this.fetching)
+      return force ? this.fetching.catch(() => undefined).then(() => this.tipNow(true)) : this.fetching;
     if (!force && this.tip && Date.now() - this.fetchedAt < this.p.fetchEveryMs) return Promise.resolve(this.tip);
     this.fetching = (async () => {
       try {

@@ -33,7 +33,7 @@ export async function applyPlan(plan: Plan, client: Client, state: State, opts: 
     changeRunner({ client, state, saver, deps, stopping: opts.stopping }),
     deps,
   );
-  await saver.finish();
+  await saver.finish(changes.length > 0);
   return summarize(plan, changes, results, state, saver.error);
 }
 

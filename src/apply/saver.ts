@@ -60,15 +60,16 @@ export class Saver {
 
   /**
    * The last save, with the lock confirmed first: without the lock the state is not written (another run may be
-   * writing it), and that is the state's error; a save that failed is tried again.
+   * writing it), and that is the state's error; a save that failed is tried again. A plan of noops that changed
+   * nothing in the state writes nothing (`planned`: the plan had writes; their apply is recorded whatever came of it).
    */
-  async finish(): Promise<void> {
+  async finish(planned: boolean): Promise<void> {
     if (!this.stop)
       await this.state.checkLock().catch((e: unknown) => {
         this.stop = errorLine(e);
       });
     const lockGone = this.stopped() && !this.error ? this.stop : undefined;
     if (lockGone) this.error = { message: lockGone, code: 'E_LOCKED' };
-    else await this.state.save().catch((e: unknown) => this.failed(e));
+    else if (planned || this.state.needsWrite()) await this.state.save().catch((e: unknown) => this.failed(e));
   }
 }

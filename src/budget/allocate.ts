@@ -19,7 +19,7 @@
 /** A lease is renewed after this long at least, and ends a margin after its renewal was due. */
 export const LEASE_MS = 3000;
 /** A lease is renewed about once per this many requests (the round trips' cost), after RENEW_MAX_MS at most. */
-const REQUESTS_PER_LEASE = 40;
+const REQUESTS_PER_LEASE = 100;
 const RENEW_MAX_MS = 6000;
 /** How long after its renewal was due a lease ends: room for the round trip. */
 export const MARGIN_MS = 1000;

@@ -74,15 +74,7 @@ export class BudgetGate {
   /** told when a lease comes: requests held back may start */
   onGrant: () => void = () => {};
 
-  /**
-   * With a share, one request goes first, alone: its answer says whether the platform publishes its limit (which the
-   * share is of). Without that, a first lease of "no limit" would let a burst through before the limit is known.
-   */
-  private probing: 'first' | 'sent' | undefined;
-
-  constructor(private readonly opts: GateOptions) {
-    if (opts.share !== undefined) this.probing = 'first';
-  }
+  constructor(private readonly opts: GateOptions) {}
 
   /** The rate now granted, requests a second (Infinity: nothing limits; 0: waiting for the others). */
   get share(): number {
@@ -110,7 +102,6 @@ export class BudgetGate {
   }
 
   private wait(now: number): number {
-    if (this.probing === 'sent') return Infinity;
     if (now >= this.endsAt && !this.fallback) {
       void this.renew();
       return Infinity;
@@ -133,7 +124,6 @@ export class BudgetGate {
       this.waitingSince = undefined;
     }
     this.usedInLease++;
-    if (this.probing) this.probing = 'sent';
     if (this.rate === Infinity) return;
     this.refill(now);
     this.tokens--;
@@ -156,13 +146,6 @@ export class BudgetGate {
     if (this.opts.share === undefined) return;
     this.endsAt = -Infinity;
     void this.renew();
-  }
-
-  /** An answer came (after limitSeen, when it carried the limit): the first request's probe is over. */
-  answered(): void {
-    if (this.probing !== 'sent') return;
-    this.probing = undefined;
-    this.onGrant();
   }
 
   private refill(now: number): void {
@@ -262,6 +245,7 @@ export class BudgetGate {
    */
   private schedule(ms: number): void {
     this.cancelRenewal();
+    if (this.closed) return;
     this.cancelRenewal = this.opts.clock.after(Math.max(1, ms), () => {
       if (this.usedInLease > 0 || this.waitingSince !== undefined || this.fallback) void this.renew();
     });
@@ -270,9 +254,10 @@ export class BudgetGate {
   /** The run is done: the lease ends now (its rate goes back to the others), and the store is closed. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.cancelRenewal();
-    await this.asking?.catch(() => {});
     this.closed = true;
+    await this.asking?.catch(() => {});
+    // After the renewal in flight, which set the next one: a timer left would keep the process alive past its end.
+    this.cancelRenewal();
     if (this.last && !this.fallback) await this.opts.store.lease(this.ask(true)).catch(() => {});
     await this.opts.store.close().catch(() => {});
   }

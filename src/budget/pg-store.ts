@@ -11,6 +11,8 @@ import type { PgLocation } from '../state/postgres-url.js';
 import { allocate, parseBucket, type BucketDoc, type Grant, type LeaseAsk } from './allocate.js';
 import type { BudgetStore } from './gate.js';
 
+/** What a statement on a table or schema not made yet fails with (its SQLSTATE, as the session's error ends). */
+const MISSING = /\((42P01|3F000)\)$/;
 /** A lease not answered within this counts as the database unreachable (the process falls back, gate.ts). */
 const QUERY_MS = 2000;
 const ATTEMPTS = 5;
@@ -19,7 +21,7 @@ type Row = { written: string | null; current: { version: number; document: unkno
 
 export class PgBudgetStore implements BudgetStore {
   readonly name: string;
-  private readonly db: PgSession;
+  private db: PgSession;
   private cached?: { version: number; doc?: BucketDoc };
   /** the database's clock less this machine's, as last seen (ms) */
   private offset = 0;
@@ -29,11 +31,15 @@ export class PgBudgetStore implements BudgetStore {
 
   constructor(
     private readonly loc: PgLocation,
-    ctx: BackendContext,
+    private readonly ctx: BackendContext,
     private readonly origin: string,
   ) {
     this.name = `the state database ${loc.shown}`;
-    this.db = new PgSession(loc, ctx, { queryTimeoutMs: QUERY_MS });
+    this.db = this.session();
+  }
+
+  private session(): PgSession {
+    return new PgSession(this.loc, this.ctx, { queryTimeoutMs: QUERY_MS });
   }
 
   /** The bucket as it is, and the database's time (for `budget status`). */
@@ -47,12 +53,40 @@ export class PgBudgetStore implements BudgetStore {
     return { doc: parseBucket(row.document), now: Number(row.now) };
   }
 
+  /** A lease; a connection that broke is given up, so that a database back again is reached on the next one. */
   async lease(ask: LeaseAsk): Promise<Grant> {
-    if (!this.ready) {
-      await this.db.ready(true);
-      this.ready = true;
+    try {
+      return await this.leaseOnce(ask);
+    } catch (e) {
+      const broken = this.db;
+      this.db = this.session();
+      this.cached = undefined;
+      this.ready = false;
+      await broken.close().catch(() => {});
+      throw e;
     }
-    this.cached ??= await this.fetch();
+  }
+
+  /**
+   * The first lease goes straight to the compare-and-set, as if the row were new: where it is not, the statement
+   * returns it (and the database's clock) for the second; where the table is not made yet, it is made (migrations).
+   */
+  private async leaseOnce(ask: LeaseAsk): Promise<Grant> {
+    if (!this.ready) {
+      try {
+        return await this.casLoop(ask, { version: 0 });
+      } catch (e) {
+        if (!MISSING.test((e as Error).message)) throw e;
+        await this.db.ready(true);
+      } finally {
+        this.ready = true;
+      }
+    }
+    return this.casLoop(ask, this.cached ?? { version: 0 });
+  }
+
+  private async casLoop(ask: LeaseAsk, from: { version: number; doc?: BucketDoc }): Promise<Grant> {
+    this.cached = from;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const { doc, grant } = allocate(this.cached.doc, ask, Date.now() + this.offset);
       const sent = Date.now();
@@ -67,19 +101,6 @@ export class PgBudgetStore implements BudgetStore {
         : { version: 0 };
     }
     throw new UserError(`${ATTEMPTS} processes wrote the budget's row first, one after the other`);
-  }
-
-  private async fetch(): Promise<{ version: number; doc?: BucketDoc }> {
-    const sent = Date.now();
-    this.roundTrips++;
-    const [row] = await this.db.query<{ version: string | null; document: unknown; now: number }>(
-      'reading the budget',
-      `SELECT b.version, b.document, extract(epoch FROM clock_timestamp()) * 1000 AS now
-        FROM (SELECT 1) AS one LEFT JOIN ${this.db.t.budgets} b ON b.origin = $1`,
-      [this.origin],
-    );
-    this.clockSeen(row.now, sent);
-    return { version: Number(row.version ?? 0), doc: parseBucket(row.document) };
   }
 
   /** The compare-and-set: written (the new version), or the row as another process left it. */

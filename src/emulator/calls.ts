@@ -25,6 +25,9 @@ export interface Call {
   stored: boolean;
   /** the id (or key) a create or a duplicate made */
   created?: string;
+  /** which of the accepted tokens the request carried: its place in the emulator's list (--token), from 0; never the
+   *  token itself. Clients given a token each (several agents) are told apart by it. */
+  caller?: number;
   /** the fault injected into this request, if any */
   fault?: FaultKind;
 }

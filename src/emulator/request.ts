@@ -19,7 +19,8 @@ export interface Serving {
   /** read as each request comes (the benchmark turns the rate-limit headers off and on) */
   opts: EmulatorOptions;
   store: Store;
-  tokens: Set<string>;
+  /** the accepted tokens, each with its place in the list (the call log's `caller`) */
+  tokens: Map<string, number>;
   table: Route[];
   random: () => number;
   stats: EmulatorStats;
@@ -70,10 +71,12 @@ function parseBody(buf: Buffer): JsonObject {
   return v;
 }
 
-function authenticate(s: Serving, req: IncomingMessage): void {
+/** The caller: the place of its token in the accepted list. */
+function authenticate(s: Serving, req: IncomingMessage): number {
   const auth = req.headers.authorization ?? '';
-  if (!auth.startsWith('Bearer ') || !s.tokens.has(auth.slice(7)))
-    throw new ApiFault('unauthenticated', 'missing or invalid bearer token');
+  const caller = auth.startsWith('Bearer ') ? s.tokens.get(auth.slice(7)) : undefined;
+  if (caller === undefined) throw new ApiFault('unauthenticated', 'missing or invalid bearer token');
+  return caller;
 }
 
 /**
@@ -124,7 +127,8 @@ async function handle(
 ): Promise<Reply> {
   const url = new URL(req.url ?? '/', 'http://emulator');
   const raw = await readBody(req);
-  authenticate(s, req);
+  const caller = authenticate(s, req);
+  if (call) call.caller = caller;
   const method = req.method ?? 'GET';
   if (url.pathname === CALLS_PATH && method === 'GET') return { status: 200, body: s.callLog.snapshot() };
   const refused = admit(s, url.pathname, headers);

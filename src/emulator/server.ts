@@ -79,7 +79,7 @@ function serving(opts: EmulatorOptions): Serving {
   return {
     opts,
     store: openStore(opts),
-    tokens: new Set(opts.tokens?.length ? opts.tokens : ['dev-token']),
+    tokens: new Map((opts.tokens?.length ? opts.tokens : ['dev-token']).map((t, i) => [t, i])),
     table: routes(),
     random: seededRandom(opts.faultSeed ?? Date.now()),
     stats: {

@@ -110,9 +110,8 @@ export class Limiter {
     const now = this.now();
     this.onWire.delete(ticket);
     if (this.opts.maxRps !== undefined) this.answeredAt.push(now);
-    // The budget hears of the platform's limit before its first request's answer lets the others go (gate.ts).
+    // The budget hears of the platform's limit: a lease granted without it ends (gate.ts).
     if (answer?.limit !== undefined) this.opts.budget?.limitSeen(answer.limit);
-    this.opts.budget?.answered();
     if (answer) {
       if (answer.status === 429) this.refused(ticket, answer.retryAfterMs);
       else {

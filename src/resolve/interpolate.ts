@@ -13,6 +13,8 @@ export interface VarContext {
   env: NodeJS.ProcessEnv;
   /** told each value read from the environment that is long enough to mask in any output */
   secret?: (value: string) => void;
+  /** the variables tapedeck.yaml names as credentials (token_env, a state URL's): refused as TAPEDECK_* are */
+  credentials?: ReadonlySet<string>;
 }
 
 /** Values from the environment at least this long are also masked wherever they appear in output (shorter ones
@@ -38,7 +40,7 @@ function lookup(expr: string, ctx: VarContext): Found {
     return Object.hasOwn(ctx.vars, name)
       ? { found: true, value: literal(ctx.vars[name]) }
       : { found: false, kind: 'var' };
-  if (OWN.test(name)) return { found: false, kind: 'own' };
+  if (OWN.test(name) || ctx.credentials?.has(name)) return { found: false, kind: 'own' };
   return ctx.env[name] !== undefined ? { found: true, value: literal(ctx.env[name]) } : { found: false, kind: 'env' };
 }
 
@@ -54,7 +56,7 @@ function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string 
   if (kind === 'var') return `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)`;
   if (kind === 'env') return `environment variable ${expr.slice(4)} is not set (\${${expr}})`;
   if (kind === 'own')
-    return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD) are never read into documents`;
+    return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD, and the variables tapedeck.yaml names for a token or a state URL) are never read into documents`;
   const near = meant(expr);
   return `malformed reference \${${expr}}: a \${...} is \${var.NAME}, \${env.NAME} or \${Kind/name.id} (write $\${ for a literal \${)${near ? `; did you mean \${${near}}?` : ''}`;
 }

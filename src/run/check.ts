@@ -5,6 +5,7 @@ import { Reported, UserError } from '../errors.js';
 import { loadDir } from '../load/load.js';
 import { selectEnvironment } from '../project/select.js';
 import { interpolateSources } from '../resolve/interpolate.js';
+import { credentialVariables } from './credentials.js';
 import { checkReferences } from '../resolve/refs.js';
 import { renderers } from '../report/formats.js';
 import { isObject } from '../schema/values.js';
@@ -35,7 +36,8 @@ export function checkDocuments(opts: DocumentInputs, io: Io): Checked {
   );
   const sources = selected.docs;
   const issues = [...loaded.issues.filter((i) => !varFile(i.file)), ...selected.issues];
-  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret }));
+  const credentials = credentialVariables(opts.project);
+  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret, credentials }));
   const { docs, issues: more } = validateDocuments(sources, opts.registry);
   issues.push(...more, ...referenceIssues(docs, sources));
   // Every check of the parsed values has run: from here on a document is its Document (its spec, its source for

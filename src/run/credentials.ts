@@ -52,14 +52,33 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
-/** Every token variable the project names (all environments, both roles): masked from the start of any run. */
-export function namedTokenValues(project: Project | undefined, io: Io): string[] {
-  const values: string[] = [];
+/** Every token variable the project names (all environments, both roles). */
+export function namedTokenVariables(project: Project | undefined): string[] {
+  const names = new Set<string>();
   for (const env of Object.values(project?.environments ?? {}))
     for (const role of ['plan', 'apply'] as const) {
       const v = forRole(env.token_env, role);
-      const value = v && io.env[v]?.trim();
-      if (value) values.push(value);
+      if (v) names.add(v);
     }
-  return values;
+  return [...names];
+}
+
+/**
+ * The variables the project file names as credentials: the token variables (token_env) and those a `state:` URL
+ * fills in (its password, or the whole URL). A document may not read them (`${env.NAME}`), or a push could copy a
+ * token or a database password into a value sent to the platform.
+ */
+export function credentialVariables(project: Project | undefined): Set<string> {
+  const names = new Set(namedTokenVariables(project));
+  for (const env of Object.values(project?.environments ?? {}))
+    for (const m of (typeof env.state === 'string' ? env.state : '').matchAll(/\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}/g))
+      names.add(m[1]);
+  return names;
+}
+
+/** The values of the project's token variables: masked from the start of any run. */
+export function namedTokenValues(project: Project | undefined, io: Io): string[] {
+  return namedTokenVariables(project)
+    .map((v) => io.env[v]?.trim())
+    .filter((value): value is string => !!value);
 }

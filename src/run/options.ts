@@ -131,6 +131,10 @@ const isFile = (path: string) => {
   }
 };
 
+/** --env, else TAPEDECK_ENV; an empty variable (a CI variable left unset) is none, as an empty TAPEDECK_BASE_URL is. */
+export const chosenEnvironment = (f: { env?: string }, io: Io): string | undefined =>
+  f.env ?? (io.env.TAPEDECK_ENV || undefined);
+
 /**
  * The environment the run is for. With environments in the project file it must be one of them: without --env
  * the name is `default`, and a project that does not define it would be run without its variables, base URL and
@@ -142,7 +146,7 @@ function environment(
   f: CommonFlags,
   io: Io,
 ): { envName: string; env?: Environment } {
-  const chosen = f.env ?? io.env.TAPEDECK_ENV;
+  const chosen = chosenEnvironment(f, io);
   const envName = chosen ?? 'default';
   if (!/^[A-Za-z0-9_-]+$/.test(envName))
     throw new UserError(`environment name ${JSON.stringify(envName)} may only hold letters, digits, - and _`);

@@ -52,6 +52,8 @@ export class State {
   private writing: Promise<void> = Promise.resolve();
   /** addresses changed since the last write that succeeded: what the stored state does not record yet */
   private changed = new Set<string>();
+  /** a platform or configuration bound that the stored state did not record yet */
+  private bound = false;
 
   // The entries are looked up in data.resources itself: a second index of them (a Map) cost memory in proportion
   // to the state, for no measurable speed.
@@ -112,6 +114,7 @@ export class State {
         { code: 'E_STATE_MISMATCH' },
       );
     }
+    if (!had) this.bound = true;
     this.data.platform = platform;
     return note;
   }
@@ -129,6 +132,7 @@ export class State {
         { code: 'E_STATE_MISMATCH' },
       );
     }
+    if (!had) this.bound = true;
     this.data.configuration = configuration;
     if (had || !Object.keys(this.data.resources).length) return undefined;
     return `the state ${this.where} records no configuration yet: it is bound to configuration ${configuration} from its next write`;
@@ -146,6 +150,15 @@ export class State {
   set(address: string, entry: StateEntry): void {
     this.data.resources[address] = entry;
     this.changed.add(address);
+  }
+
+  /**
+   * Whether a write would store something the stored state lacks: a changed entry, a binding, or the state itself
+   * (never written). An apply with nothing to do leaves it, and its serial, as they were, as Terraform does: a
+   * moved serial would make every plan saved meanwhile stale, and add a version to a database's history each time.
+   */
+  needsWrite(): boolean {
+    return this.changed.size > 0 || this.bound || !this.data.lineage;
   }
 
   /** The addresses whose entries changed since the last write that succeeded (all written: none). */
@@ -200,6 +213,7 @@ export class State {
       this.data.serial = (this.data.serial ?? 0) + 1;
       this.written = true;
     }
+    this.bound = false;
     if (this.backend instanceof FileBackend) {
       this.version = this.backend.write(this.data, this.refs(), this.version);
       this.changed.clear();

@@ -158,4 +158,19 @@ describe('environments without a project file', () => {
       (await runCli(['plan', dir, '--env', 'one', '--base-url', a.url, '--detailed-exitcode'], { cwd: dir })).code,
     ).toBe(0);
   });
+
+  it('an empty TAPEDECK_ENV is no environment, as an empty TAPEDECK_BASE_URL is no URL (a CI variable left unset)', async () => {
+    const a = await emulator({ offers: [] });
+    emus = [a];
+    const dir = testdir({ 'a.yaml': { kind: 'Offer', name: 'o', spec: { project_id: 'p', name: 'O' } } });
+    const env = { TAPEDECK_ENV: '' };
+    const plan = await runCli(['plan', dir, '--base-url', a.url, '--out', 'plan.json'], { cwd: dir, env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/^Plan for environment default /);
+    const apply = await runCli(['apply', '--plan', 'plan.json', '--base-url', a.url, '--yes'], { cwd: dir, env });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, '.tapedeck/default.state.json'), 'utf8')).resources['Offer/o'].id).toBe(
+      [...a.store.collections.get('offers')!.keys()][0],
+    );
+  });
 });

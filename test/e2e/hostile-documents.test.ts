@@ -32,6 +32,44 @@ describe('secrets', () => {
     expect(run.stderr).not.toContain(TOKEN);
     expect(emu.stats.reads + emu.stats.writes).toBe(0);
   });
+  it('a token variable tapedeck.yaml names (token_env) is refused in a document as TAPEDECK_TOKEN is', async () => {
+    const emu = await hostile.emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] }, { tokens: [TOKEN] });
+    const project = {
+      version: 1,
+      name: 'tokens',
+      environments: { prod: { base_url: emu.url, token_env: { plan: 'PROD_READ_TOKEN', apply: 'PROD_WRITE_TOKEN' } } },
+    };
+    for (const name of ['PROD_READ_TOKEN', 'PROD_WRITE_TOKEN']) {
+      const d = hostile.dir({
+        'tapedeck.yaml': project,
+        'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: `\${env.${name}}` } },
+      });
+      const env = { PROD_READ_TOKEN: TOKEN, PROD_WRITE_TOKEN: TOKEN };
+      const validate = await runCli(['validate', d, '--env', 'prod'], { cwd: d, env });
+      expect(validate.code).toBe(1);
+      expect(validate.stderr).toMatch(new RegExp(`^a\\.yaml:\\d+:\\d+: \\$\\{env\\.${name}\\} is refused`));
+      const apply = await runCli(['apply', d, '--env', 'prod', '--yes'], { cwd: d, env });
+      expect(apply.code).toBe(1);
+      expect(apply.stderr + apply.stdout).not.toContain(TOKEN);
+    }
+    expect(emu.stats.reads + emu.stats.writes).toBe(0);
+  });
+
+  it('the variable a state URL takes its password from is refused in a document', async () => {
+    const project = {
+      version: 1,
+      name: 'tokens',
+      environments: { prod: { state: 'postgres://tapedeck:${env.DB_PASSWORD}@127.0.0.1:9/infra' } },
+    };
+    const d = hostile.dir({
+      'tapedeck.yaml': project,
+      'a.yaml': { kind: 'Vod', name: 'v', id: 'v1', spec: { name: 'db ${env.DB_PASSWORD}' } },
+    });
+    const validate = await runCli(['validate', d, '--env', 'prod'], { cwd: d, env: { DB_PASSWORD: TOKEN } });
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/^a\.yaml:\d+:\d+: \$\{env\.DB_PASSWORD\} is refused/);
+    expect(validate.stderr).not.toContain(TOKEN);
+  });
 });
 
 describe('export', () => {

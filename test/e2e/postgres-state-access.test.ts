@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { offer } from '../helpers/agent.js';
 import { against, runCli, testdir } from '../helpers/cli.js';
-import { emulator } from '../helpers/emulator.js';
+import { call, emulator } from '../helpers/emulator.js';
 import { postgresForFile } from '../helpers/postgres.js';
 import { backendFor, fresh } from '../helpers/postgres-state.js';
 
@@ -107,7 +107,14 @@ describe.skipIf(!pg)('state pull and push', () => {
     expect(pull.stdout).toBe(readFileSync(file, 'utf8'));
     const again = await runCli(['state', 'push', file, dir, '--state', url], { cwd: dir });
     expect(again.stdout).toMatch(/holds .* already \(serial 1\); nothing was written\.\n$/);
-    // The database state moves on; the file, now older, is refused, and so is another history.
+    // The database state moves on (an apply that corrects drift; one with nothing to do writes nothing); the file,
+    // now older, is refused, and so is another history.
+    const id = local.resources['Offer/a'].id;
+    await call(emu, 'PATCH', `/monetization/offers/v1/${id}`, {
+      offer_id: id,
+      offer: { name: 'drifted' },
+      update_mask: 'name',
+    });
     expect((await runCli(['apply', ...against(emu.url, dir), '--yes', '--state', url], { cwd: dir })).code).toBe(0);
     const older = await runCli(['state', 'push', file, dir, '--state', url], { cwd: dir });
     expect(older).toMatchObject({

@@ -165,3 +165,32 @@ describe('a saved plan that is not a file to read', () => {
     expect(run.stderr).toMatch(/saved plan \/dev\/zero (is over \d+ bytes|: not valid JSON)/);
   });
 });
+
+describe('an apply that changes nothing', () => {
+  // The CI recipe's case: a pull request's plan is saved and reviewed while main's scheduled apply finds nothing to do.
+  it('leaves the state as it was (same serial, same text), so a plan saved before it still applies', async () => {
+    emu = await emulator({ vods: [{ id: 'v1', project_id: 'p', name: 'Old' }] });
+    const state = join(testdir({}), 'shared.state.json');
+    const checkout = (name: string) =>
+      testdir({
+        'tapedeck.yaml': 'version: 1\nname: platform\n',
+        'a.yaml': [{ kind: 'Vod', name: 'v', id: 'v1', spec: { name } }],
+      });
+    const main = checkout('Old');
+    const pull = checkout('New');
+    const run = (dir: string, ...args: string[]) =>
+      runCli([args[0], ...against(emu!.url, dir), '--state', state, ...args.slice(1)], { cwd: dir });
+    expect((await run(main, 'apply', '--yes')).code).toBe(0);
+    const before = readFileSync(state, 'utf8');
+    expect((await run(pull, 'plan', '--out', 'plan.json')).code).toBe(0);
+    const idle = await run(main, 'apply', '--yes');
+    expect(idle.code, idle.stderr).toBe(0);
+    expect(readFileSync(state, 'utf8')).toBe(before);
+    const saved = await runCli(['apply', '--plan', 'plan.json', '--base-url', emu.url, '--state', state, '--yes'], {
+      cwd: pull,
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(emu.store.collections.get('vods')!.get('v1')!.name).toBe('New');
+    expect(JSON.parse(readFileSync(state, 'utf8')).serial).toBe(JSON.parse(before).serial + 1);
+  });
+});

@@ -48,6 +48,7 @@ describe('the call log', () => {
     expect(emu.calls()).toEqual([
       {
         seq: 1,
+        caller: 0,
         at: expect.any(Number),
         method: 'GET',
         path: '/monetization/offers/v1/o1',
@@ -58,6 +59,7 @@ describe('the call log', () => {
       },
       {
         seq: 2,
+        caller: 0,
         at: expect.any(Number),
         method: 'GET',
         path: '/monetization/offers/v1?project_id=p&page_size=2',
@@ -68,6 +70,7 @@ describe('the call log', () => {
       },
       {
         seq: 3,
+        caller: 0,
         at: expect.any(Number),
         method: 'POST',
         path: '/monetization/offers/v1',
@@ -79,6 +82,7 @@ describe('the call log', () => {
       },
       {
         seq: 4,
+        caller: 0,
         at: expect.any(Number),
         method: 'PATCH',
         path: '/monetization/offers/v1/o1',
@@ -89,6 +93,7 @@ describe('the call log', () => {
       },
       {
         seq: 5,
+        caller: 0,
         at: expect.any(Number),
         method: 'POST',
         path: '/cms/events/v1/e1/duplicate',
@@ -110,6 +115,7 @@ describe('the call log', () => {
       },
       {
         seq: 7,
+        caller: 0,
         at: expect.any(Number),
         method: 'DELETE',
         path: '/monetization/offers/v1/o1',
@@ -120,6 +126,7 @@ describe('the call log', () => {
       },
       {
         seq: 8,
+        caller: 0,
         at: expect.any(Number),
         method: 'GET',
         path: '/streaming/vods/v1/missing',
@@ -137,6 +144,15 @@ describe('the call log', () => {
     const text = JSON.stringify(emu.calls());
     expect(text).not.toContain('body-text-never-logged');
     expect(text).not.toContain('dev-token');
+  });
+
+  it('names the caller by the place of its token in the accepted list, never by the token', async () => {
+    emu = await emulator({}, { tokens: ['token-of-a', 'token-of-b'] });
+    await call(emu, 'GET', '/streaming/vods/v1/missing', undefined, 'token-of-b');
+    await call(emu, 'GET', '/streaming/vods/v1/missing', undefined, 'token-of-a');
+    await call(emu, 'GET', '/streaming/vods/v1/missing', undefined, 'not-a-token');
+    expect(emu.calls().map((c) => c.caller)).toEqual([1, 0, undefined]);
+    expect(JSON.stringify(emu.calls())).not.toContain('token-of');
   });
 
   it('a policy PUT that took effect is stored, but creates nothing new to name', async () => {
@@ -233,6 +249,7 @@ describe('the call log', () => {
           status: 200,
           answered: 1,
           stored: false,
+          caller: 0,
         },
       ],
       dropped: 0,

@@ -64,6 +64,23 @@ describe('seed errors', () => {
       /cannot read seed file missing.yaml: ENOENT/,
     );
   });
+
+  it('a port out of range or a host that cannot be listened on is one line, exit 1, never an internal error', async () => {
+    const dir = tmp();
+    for (const [args, said] of [
+      [['--port', '65536'], /^error: --port must be a whole number from 0 to 65535, not "65536"$/],
+      [['--port', '99999'], /^error: --port must be a whole number from 0 to 65535, not "99999"$/],
+      [
+        ['--port', '0', '--host', 'no-such-host.invalid'],
+        /^error: cannot listen on no-such-host\.invalid:0: ENOTFOUND$/,
+      ],
+      [['--port', '0', '--host', '999.1.1.1'], /^error: cannot listen on 999\.1\.1\.1:0: E[A-Z_]+$/],
+    ] as const) {
+      const run = await runCli(['emulator', ...args], { cwd: dir });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr.trim()).toMatch(said);
+    }
+  });
 });
 
 describe('the emulator command', () => {

@@ -176,8 +176,10 @@ export async function startPostgres(opts: { native?: string } = {}): Promise<Sta
       password,
       url,
       sql: async (text, params) => (await admin.query(text, params)).rows,
+      // Once stopped, stopped: a test that stops the server mid-run (the budget's fallback) leaves afterAll nothing to do.
       stop: async () => {
         await admin.end().catch(() => {});
+        if (server.exitCode !== null || server.signalCode !== null) return;
         const exited = new Promise((r) => server.once('exit', r));
         server.kill('SIGINT'); // fast shutdown
         const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);

@@ -67,8 +67,9 @@ describe.skipIf(!pg)('the database lock across processes', () => {
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     expect(runs.map((r) => /Apply complete: 6 applied/.test(r.stdout)).sort()).toEqual([false, true]);
     expect(names(emu)).toEqual(declared(6));
+    // The second, with nothing left to do, writes no version (an idle apply leaves the state as it was).
     const history = await pg.sql<{ serial: string }>(`SELECT serial FROM ${schema}.history ORDER BY serial`);
-    expect(history.map((h) => h.serial)).toEqual(['1', '2']);
+    expect(history.map((h) => h.serial)).toEqual(['1']);
   });
 
   it('an apply killed with SIGKILL while holding the lock: the next one proceeds at once and converges', async () => {

@@ -138,6 +138,9 @@ export async function startFleet(s: Start, patterns: PathPattern[]): Promise<Run
   });
   await membership?.refresh();
   await fleet.start(s.head);
+  // Listed again once the working trees are made: replicas started together (a rollout) then see each other before
+  // any takes a configuration, rather than each starting on all of them and giving most up a second later.
+  await membership?.refresh();
   sealed = true;
   if (!fleet.entries.size)
     throw new UserError(

@@ -109,6 +109,9 @@ async function runAgent(
     state: flags.state && !isPostgresUrl(flags.state) ? abs(flags.state) : flags.state,
     concurrency: flags.concurrency,
     maxRps: flags.maxRps,
+    // The fleet's API budget, for every configuration's runs (the environment's budget: applies without them).
+    budgetMaxRps: flags.budgetMaxRps,
+    budgetShare: flags.budgetShare,
     timeout: flags.timeout,
     retries: flags.retries,
     retryDeadline: flags.retryDeadline,

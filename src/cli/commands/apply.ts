@@ -11,7 +11,7 @@ import { State } from '../../state/state.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { stopOnSignals } from '../signals.js';
-import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
+import { buildOptions, chosenEnvironment, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { deniedError, denialLines } from '../../run/guardrails.js';
 import { applyPlanned, makePlan, type Planned } from '../../run/pipeline.js';
 import { remakeSaved } from '../../run/saved-apply.js';
@@ -58,7 +58,7 @@ function savedTarget(
 ): { plan: Plan; dir?: string } {
   const path = resolve(io.cwd, file);
   const plan = readSavedPlan(path);
-  const env = flags.env ?? io.env.TAPEDECK_ENV;
+  const env = chosenEnvironment(flags, io);
   if (env !== undefined && env !== plan.environment.name) {
     const from = flags.env !== undefined ? '--env' : 'TAPEDECK_ENV';
     throw new UserError(

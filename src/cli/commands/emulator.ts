@@ -30,6 +30,15 @@ function nonNegative(name: string, raw: string | undefined, max = Number.MAX_SAF
   return n;
 }
 
+/** A TCP port: 0 (any free one) to 65535; 8080 when not given. */
+function port(raw: string | undefined): number {
+  if (raw === undefined) return 8080;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535)
+    throw new UserError(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(raw)}`);
+  return n;
+}
+
 function rateLimits(raws: string[] | undefined) {
   try {
     return parseRateRules(raws ?? []);
@@ -58,7 +67,7 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
   let emu;
   try {
     emu = await startEmulator({
-      port: flags.port === undefined ? 8080 : flags.port === '0' ? 0 : positiveInt('--port', flags.port, 8080),
+      port: port(flags.port),
       host: flags.host ?? '127.0.0.1',
       seed,
       tokens: flags.token,
@@ -74,8 +83,9 @@ export async function emulatorCommand(flags: EmulatorFlags, io: Io, stop?: Promi
     });
   } catch (e) {
     if (e instanceof SeedError) throw new UserError(e.message, { code: 'E_INPUT' });
+    // Whatever the system says of the address (in use, not allowed, a host name it cannot resolve or does not have).
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES')
+    if (!(e instanceof UserError) && typeof code === 'string' && /^E[A-Z_]+$/.test(code))
       throw new UserError(`cannot listen on ${flags.host ?? '127.0.0.1'}:${flags.port ?? 8080}: ${code}`, {
         code: 'E_NETWORK',
       });
