@@ -95,7 +95,15 @@ it('installs from the packed package with production dependencies only; the agen
       throw new Error(`${e.message}; its output: ${log}`);
     });
     await until('offer A applied', () => titles(emu!).includes('A'), 60_000);
-    const status = await (await fetch(`${started.listen}/status`)).json();
+    // The platform has the write before the run's report reaches /status (the state is saved first): wait for it.
+    const status = await until(
+      'the run reported on /status',
+      async () => {
+        const s = await (await fetch(`${started.listen}/status`)).json();
+        return s.sync && s;
+      },
+      60_000,
+    );
     expect(status).toMatchObject({ version, role: 'leader', sync: { status: 'synced' } });
     if (asRoot)
       expect(execFileSync('ps', ['-o', 'uid=', '-p', String(child.pid)], { encoding: 'utf8' }).trim()).toBe(NOBODY);
