@@ -4,6 +4,7 @@
 // server has ended the session and freed the lock for another run. Once lost, the lease stays lost; taking the lock
 // again is a new lease. Pure but for the clock, which is injected (the tests' is their own).
 import { UserError } from '../errors.js';
+import { systemClock } from '../util/clock.js';
 
 /** How long, at most, from the sending of a confirmation that answered "held" to the sending of a write. */
 export const LOCK_BOUND_MS = 3000;
@@ -40,16 +41,8 @@ export interface LeaseClock {
   after(ms: number): { done: Promise<void>; cancel(): void };
 }
 
-export const realClock: LeaseClock = {
-  now: () => Date.now(),
-  after(ms) {
-    let timer: NodeJS.Timeout | undefined;
-    const done = new Promise<void>((r) => {
-      timer = setTimeout(r, Math.max(0, ms));
-    });
-    return { done, cancel: () => clearTimeout(timer) };
-  },
-};
+/** The system's clock (util/clock.ts), monotonic: a lease measures only how long since it was confirmed. */
+export const realClock: LeaseClock = { now: () => systemClock.ms(), after: (ms) => systemClock.timer(ms) };
 
 /** What a confirmation found: held, or why not (a message; the lease adds nothing to it). */
 export type Asked = { held: true } | { held: false; why: string };

@@ -5,7 +5,7 @@
 // user timeout, no idle timeout), so the server frees the lock well after this run has stopped writing.
 import { UserError } from '../errors.js';
 import type { BackendContext } from './backend.js';
-import { leaseTimes, LockLease, type LeaseClock } from './lease.js';
+import { leaseTimes, LockLease, realClock, type LeaseClock } from './lease.js';
 import type { tables } from './postgres-schema.js';
 import { lockKey, PgSession } from './postgres-session.js';
 import type { PgLocation } from './postgres-url.js';
@@ -43,7 +43,7 @@ export class PgLock {
     private readonly name: string,
     private readonly t: ReturnType<typeof tables>,
     private readonly rowKey: [string, string],
-    private readonly clock?: LeaseClock,
+    private readonly clock: LeaseClock = realClock,
   ) {
     this.times = leaseTimes(ctx.lockBoundMs);
     this.session = new PgSession(loc, ctx, {
@@ -66,7 +66,8 @@ export class PgLock {
   async take(timeoutMs: number, writer: BackendContext['writer']): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const sent = this.clock?.now() ?? Date.now();
+      // On the lease's own clock: the lease measures every confirmation's age from it.
+      const sent = this.clock.now();
       const [row] = await this.session.query<{ ok: boolean; pid: number }>(
         'taking the lock',
         'SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid',
