@@ -3,7 +3,7 @@ import type { Json, JsonObject } from './schema/values.js';
 import type { ErrorCode } from './errors.js';
 import type { Allowance, RulesReport, WindowOverride, WindowsReport } from './verdicts.js';
 
-export type { Allowance, RuleFinding, RulesReport, WindowFinding, WindowOverride, WindowsReport } from './verdicts.js';
+export type * from './verdicts.js';
 
 export interface Pos {
   line: number;

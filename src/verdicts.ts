@@ -16,6 +16,10 @@ export interface RuleFinding {
   allowed?: string;
 }
 
+/** Where a change's document is (relative to the working directory; `line` where known), for a verdict's
+ *  annotations; undefined for a change no document declares (a release). */
+export type Locate = (address: string) => { file: string; line?: number } | undefined;
+
 /** `--allow RULE=REASON`: a denial of RULE let through, and why. */
 export interface Allowance {
   rule: string;

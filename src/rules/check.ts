@@ -3,7 +3,7 @@
 // event loop a turn every few milliseconds (the agent's listener answers during a long check), and stops at the
 // run's --deadline, inside an evaluation too (meter.ts).
 import { UserError } from '../errors.js';
-import type { Allowance, Change, Plan, RuleFinding, RulesReport } from '../types.js';
+import type { Allowance, Change, Locate, Plan, RuleFinding, RulesReport } from '../types.js';
 import { changeVariable, type ChangeContext } from './change.js';
 import type { CompiledRule, RuleVars } from './compile.js';
 import { knownTrue, type Facts } from './fold.js';
@@ -15,7 +15,7 @@ export interface RuleContext extends ChangeContext {
   /** --allow RULE=REASON (and a saved plan's): these rules' denials do not stop an apply */
   allow?: Allowance[];
   /** where an address's document is, for annotations */
-  locate?: (address: string) => { file: string; line?: number } | undefined;
+  locate?: Locate;
   /** the run's --deadline (epoch ms): past it the check stops with E_DEADLINE */
   deadlineAt?: number;
 }
@@ -132,7 +132,7 @@ export async function checkRules(plan: Plan, rules: readonly CompiledRule[], ctx
         action: c.action,
         outcome,
         message,
-        ...(where ? { file: where.file, ...(where.line ? { line: where.line } : {}) } : {}),
+        ...where,
         ...(allow !== undefined ? { allowed: allow } : {}),
       });
     }

@@ -4,7 +4,7 @@ import { UserError } from '../errors.js';
 import { denials } from '../rules/allow.js';
 import { checkRules } from '../rules/check.js';
 import type { State } from '../state/state.js';
-import type { Allowance, Document, Plan } from '../types.js';
+import type { Allowance, Document, Locate, Plan } from '../types.js';
 import { nearestPos } from '../validate/locate.js';
 import type { Configuration } from './check.js';
 import type { RunOptions } from './options.js';
@@ -12,7 +12,7 @@ import type { RunOptions } from './options.js';
 /** The rules' verdict on `shown` (sensitive values masked), recorded in both plans; none without rules (a saved
  *  plan's findings are replaced: its rules may have changed since). */
 export async function guardPlan(
-  plans: { plan: Plan; shown: Plan },
+  plans: { plan: Plan; shown: Plan; locate: Locate },
   config: Configuration,
   opts: Pick<RunOptions, 'envName' | 'now' | 'clock' | 'runDeadlineAt' | 'runClock' | 'registry'>,
   state: State,
@@ -31,7 +31,7 @@ export async function guardPlan(
     allow,
     schemaOf: (kind) => opts.registry.get(kind)?.schema,
     lastApplied: (address) => state.entry(address)?.fields,
-    locate: documentLocator(config.docs),
+    locate: plans.locate,
   });
   plans.plan.rules = report;
   plans.shown.rules = report;
@@ -44,11 +44,10 @@ export function documentLocator(docs: readonly Document[]): Locate {
   return (address) => {
     byAddress ??= new Map(docs.map((d) => [d.address, d]));
     const d = byAddress.get(address);
-    return d && { file: d.source.file, line: nearestPos(d.source, '')?.line };
+    const line = d && nearestPos(d.source, '')?.line;
+    return d && { file: d.source.file, ...(line ? { line } : {}) };
   };
 }
-
-export type Locate = (address: string) => { file: string; line?: number } | undefined;
 
 /** Why the plan may not be applied: one line per denial not allowed; empty when nothing is denied. */
 export function denialLines(plan: Plan): string[] {

@@ -13,10 +13,10 @@ import { changedSinceApply } from '../live/refresh.js';
 import { progress, progressMode } from '../report/progress.js';
 import { State } from '../state/state.js';
 import { readState } from './state-access.js';
-import type { Allowance, ApplyResult, Document, Observed, Plan } from '../types.js';
+import type { Allowance, ApplyResult, Document, Locate, Observed, Plan } from '../types.js';
 import { tapedeckVersion } from '../version.js';
 import { loadConfiguration, type Configuration } from './check.js';
-import { documentLocator, guardPlan, refuseDenied, type Locate } from './guardrails.js';
+import { documentLocator, guardPlan, refuseDenied } from './guardrails.js';
 import { heldError, windowCheck, windowPlan, withHeld, withoutHeld } from './window-check.js';
 import { collectPhaseGarbage } from './engine.js';
 import type { Io } from '../types.js';
@@ -73,7 +73,7 @@ export interface Planned {
   state: State;
   client: Client;
   /** where each change's document is, for the verdicts' annotations */
-  locate?: Locate;
+  locate: Locate;
   /** the windows' verdict was made just now, with no question asked since: applyPlanned need not read again */
   windowsFresh?: boolean;
 }

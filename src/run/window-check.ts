@@ -6,11 +6,10 @@ import type { Registry } from '../kinds/registry.js';
 import { readPath } from '../kinds/paths.js';
 import { unwrap } from '../live/list.js';
 import type { Caller } from '../remote/client.js';
-import type { ApplyResult, Change, Plan, WindowOverride } from '../types.js';
+import type { ApplyResult, Change, Locate, Plan, WindowOverride } from '../types.js';
 import { checkWindows, heldAddresses } from '../windows/evaluate.js';
 import type { EventRead } from '../windows/live.js';
 import type { Window } from '../windows/spec.js';
-import type { Locate } from './guardrails.js';
 import type { RunOptions } from './options.js';
 
 /** The events the plan's writes touch, each read once (null: the platform has none; an error: holds, fail closed). */
@@ -58,7 +57,7 @@ export async function windowPlan(
   const report = checkWindows(plans.plan.changes, w.windows, { ...w, events });
   for (const c of report.changes) {
     const where = plans.locate?.(c.address);
-    if (where) Object.assign(c, { file: where.file, ...(where.line ? { line: where.line } : {}) });
+    if (where) Object.assign(c, where);
   }
   plans.plan.windows = report;
   plans.shown.windows = report;
