@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { errorLine } from '../errors.js';
 import type { Clock } from '../types.js';
+import { TokenBucket } from '../util/token-bucket.js';
 import { LEASE_MS, type Grant, type HolderInfo, type LeaseAsk } from './allocate.js';
 
 /** Where the bucket is kept: one round trip applies an ask and returns the grant (stores: file-store, pg-store). */
@@ -30,9 +31,6 @@ export interface GateOptions {
   debug?: (line: string) => void;
 }
 
-/** Starts that may go at once after an idle moment (as pace.ts): a burst as long as the timer's granularity. */
-const BURST_SECONDS = 0.02;
-
 /**
  * The fallback rate: the process's weighted part of the last ceiling it saw (its weight over the weights of the
  * holders then), never above its last grant: with every holder falling back alike, their rates add up to the ceiling
@@ -47,8 +45,7 @@ export function fallbackRate(last: Grant | undefined, weight: number, maxRps?: n
 export class BudgetGate {
   private readonly id = randomUUID();
   private rate = 0;
-  private tokens = 0;
-  private at = 0;
+  private readonly bucket = new TokenBucket();
   /** when the lease ends and when to renew it (the run's clock) */
   private endsAt = -Infinity;
   private renewAt = -Infinity;
@@ -109,9 +106,8 @@ export class BudgetGate {
     if (now >= this.renewAt) void this.renew();
     if (this.rate === Infinity) return 0;
     if (this.rate <= 0) return Infinity;
-    this.refill(now);
-    if (this.tokens >= 1) return 0;
-    const ms = ((1 - this.tokens) * 1000) / this.rate;
+    const ms = this.bucket.waitMs(now, this.rate);
+    if (ms === 0) return 0;
     // A token that comes only after the lease ends is the next lease's to give.
     return this.fallback || now + ms < this.endsAt ? ms : Infinity;
   }
@@ -124,9 +120,7 @@ export class BudgetGate {
       this.waitingSince = undefined;
     }
     this.usedInLease++;
-    if (this.rate === Infinity) return;
-    this.refill(now);
-    this.tokens--;
+    if (this.rate !== Infinity) this.bucket.take(now, this.rate);
   }
 
   /** A 429 that named no limit: the fleet is told at once (a renewal now), under the lease's generation. */
@@ -146,12 +140,6 @@ export class BudgetGate {
     if (this.opts.share === undefined) return;
     this.endsAt = -Infinity;
     void this.renew();
-  }
-
-  private refill(now: number): void {
-    const cap = Math.max(1, this.rate * BURST_SECONDS);
-    this.tokens = Math.min(cap, this.tokens + ((now - this.at) * this.rate) / 1000);
-    this.at = now;
   }
 
   private ask(release = false): LeaseAsk {
@@ -232,10 +220,9 @@ export class BudgetGate {
   }
 
   private setRate(rate: number, now: number): void {
-    this.refill(now);
+    this.bucket.refill(now, this.rate);
     this.rate = rate;
-    this.tokens = Math.min(this.tokens, 1);
-    this.at = now;
+    this.bucket.keepAtMost(now, 1);
     this.onGrant();
   }
 

@@ -11,6 +11,8 @@
 //   then be lower than the last: the rate is never cut below FLOOR of the highest measured, so they cost a little
 //   speed, not all of it.
 
+import { TokenBucket } from '../util/token-bucket.js';
+
 /** Starts are paced at this share of the measured rate: room for the measure's error, fewer 429s to find it again. */
 export const RATE_SHARE = 0.95;
 /** Per accepted answer, the rate grows by this share of itself (1% a second at the rate). */
@@ -21,8 +23,6 @@ export const FLOOR = 0.85;
 const MIN_EVIDENCE = 3;
 /** Less time than this between two 429s measures too little */
 const MIN_MEASURE_MS = 250;
-/** Starts that may go at once after an idle moment: a burst only as long as the timer's granularity, no more */
-const BURST_SECONDS = 0.02;
 
 /** How a rate is learnt: the answers needed between two 429s, and the lowest rate it is cut to. */
 export interface Learning {
@@ -40,8 +40,7 @@ export class LearntRate {
   /** when the last 429 that counted came, and the answers accepted since */
   private cutAt?: number;
   private acceptedSinceCut = 0;
-  private tokens = 0;
-  private at = 0;
+  private readonly bucket = new TokenBucket();
 
   constructor(private readonly learning: Learning = RUN) {}
 
@@ -54,7 +53,7 @@ export class LearntRate {
   accepted(now: number): void {
     this.acceptedSinceCut++;
     if (this.rate === undefined) return;
-    this.refill(now);
+    this.bucket.refill(now, this.rate);
     this.rate *= 1 + GROWTH;
   }
 
@@ -74,28 +73,17 @@ export class LearntRate {
     this.peak = Math.max(this.peak, measured);
     this.rate = Math.max(this.learning.minRate, RATE_SHARE * Math.max(measured, FLOOR * this.peak));
     // Nothing saved up: what the platform refused now, it has no room for.
-    this.tokens = 0;
-    this.at = now;
+    this.bucket.keepAtMost(now, 0);
     return this.rate;
   }
 
   /** Milliseconds until a request may start (0: now). */
   waitMs(now: number): number {
-    if (this.rate === undefined) return 0;
-    this.refill(now);
-    return this.tokens >= 1 ? 0 : ((1 - this.tokens) * 1000) / this.rate;
+    return this.rate === undefined ? 0 : this.bucket.waitMs(now, this.rate);
   }
 
   /** A request starts now. */
   take(now: number): void {
-    if (this.rate === undefined) return;
-    this.refill(now);
-    this.tokens--;
-  }
-
-  private refill(now: number): void {
-    const rate = this.rate!;
-    this.tokens = Math.min(Math.max(1, rate * BURST_SECONDS), this.tokens + ((now - this.at) * rate) / 1000);
-    this.at = now;
+    if (this.rate !== undefined) this.bucket.take(now, this.rate);
   }
 }
