@@ -11,7 +11,10 @@ export class TokenBucket {
 
   /** What `rate` (starts a second) has added since the last call, up to its burst (one start at least). */
   refill(now: number, rate: number): void {
-    this.tokens = Math.min(Math.max(1, rate * BURST_SECONDS), this.tokens + ((now - this.at) * rate) / 1000);
+    // No time passed adds nothing, whatever the rate: at an unlimited one, 0 × Infinity would make every later
+    // count NaN, and a bucket that never again has a token stalls its process for good.
+    const added = now > this.at ? ((now - this.at) * rate) / 1000 : 0;
+    this.tokens = Math.min(Math.max(1, rate * BURST_SECONDS), this.tokens + added);
     this.at = now;
   }
 
