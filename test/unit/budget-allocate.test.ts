@@ -14,21 +14,9 @@ import {
   type LeaseAsk,
 } from '../../src/budget/allocate.js';
 import { fallbackRate } from '../../src/budget/gate.js';
+import { leaseAsk } from '../helpers/budget.js';
 
-const ask = (id: string, extra: Partial<LeaseAsk> = {}): LeaseAsk => ({
-  id,
-  host: 'h',
-  pid: 1,
-  role: 'plan',
-  configuration: 'c',
-  environment: 'e',
-  weight: 1,
-  want: null,
-  used: 0,
-  waited_ms: 0,
-  max_rps: 100,
-  ...extra,
-});
+const ask = (id: string, extra: Partial<LeaseAsk> = {}) => leaseAsk(id, { max_rps: 100, ...extra });
 const total = (doc: BucketDoc) => Object.values(doc.holders).reduce((s, h) => s + (h.rate ?? Infinity), 0);
 
 describe('the ceiling', () => {
