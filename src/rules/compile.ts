@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Environment } from '@marcbachmann/cel-js';
 import type { Issue, Pos } from '../types.js';
-import { ChangeVariable } from './change.js';
+import { ChangeVariable, type RuleVars } from './change.js';
 import { direct } from './direct.js';
 import { harden } from './harden.js';
 import { neverMatching, type Vocabulary } from './literals.js';
@@ -16,11 +16,7 @@ import { matchedActions } from './match.js';
 import { metered } from './meter.js';
 import { addOverloads } from './overloads.js';
 
-/** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
-export interface RuleVars {
-  change: ChangeVariable;
-  now: Date;
-}
+export type { RuleVars } from './change.js';
 
 export interface CompiledRule {
   name: string;

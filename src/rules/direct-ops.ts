@@ -1,8 +1,7 @@
 // The closures src/rules/direct.ts builds an expression of: each gives its node's value where that value is surely
 // cel-js's (operands of one simple type, fields of plain maps that are there, loops of known length), and GIVE_UP
 // anywhere else, so that CEL evaluates the expression instead. Pure.
-import { ChangeVariable } from './change.js';
-import type { RuleVars } from './compile.js';
+import { ChangeVariable, type RuleVars } from './change.js';
 import { matches } from './harden.js';
 import { STEP_BUDGET } from './stopped.js';
 

@@ -6,7 +6,7 @@
 // maps that are there; lists of known length); anywhere else (an error, a missing field, a type it does not take, a
 // node it does not know, a loop that grows long) it gives GIVE_UP, and the whole expression is evaluated by CEL
 // (compile.ts), so every error, its message and the cost budget stay CEL's own. Pure.
-import type { RuleVars } from './compile.js';
+import type { RuleVars } from './change.js';
 import {
   type Closure,
   equality,
