@@ -18,6 +18,7 @@ import {
   outputFormats,
   parseVars,
   positiveInt,
+  wholeSeconds,
   readAllowances,
   readToken,
   readVarFile,
@@ -26,7 +27,14 @@ import {
 } from './flag-values.js';
 import { namedTokenValues, tokenSource, type TokenRole } from './credentials.js';
 
-export { MAX_TOKEN_FILE_BYTES, outputFormats, parseVars, positiveInt, REFRESH_MODES } from './flag-values.js';
+export {
+  MAX_TOKEN_FILE_BYTES,
+  outputFormats,
+  parseVars,
+  positiveInt,
+  REFRESH_MODES,
+  wholeSeconds,
+} from './flag-values.js';
 export type { RefreshMode } from './flag-values.js';
 
 export interface CommonFlags extends BudgetFlags {
@@ -224,11 +232,13 @@ export function buildOptions(
     check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
   const maxRps = f.maxRps === undefined ? defaults.max_rps : number('--max-rps', f.maxRps, 1);
-  const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
+  const seconds = (name: string, raw: string | undefined, fallback: number) =>
+    check(() => wholeSeconds(name, raw, fallback)) ?? fallback;
+  const timeout = seconds('--timeout', f.timeout, defaults.timeout ?? 30);
   const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
   const budget = chosen && check(() => budgetSettings(chosen.env?.budget, f, budgetRole));
-  const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
-  const deadline = number('--deadline', f.deadline, 3600);
+  const retryDeadline = seconds('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
+  const deadline = seconds('--deadline', f.deadline, 3600);
   const targets = check(() => parseTargets(f.target)) ?? [];
   const allow = check(() => readAllowances(f.allow, f.allowFile, io.cwd)) ?? [];
   const refresh = check(() => refreshMode(f.refresh)) ?? 'full';
