@@ -80,6 +80,17 @@ describe('grants', () => {
     expect(later.grant.rate).toBeCloseTo(95);
   });
 
+  it('renewals are spread by holder: processes granted together do not renew in step (each would cost a CAS)', () => {
+    let doc: BucketDoc | undefined;
+    const due = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((id) => {
+      const r = allocate(doc, ask(id, { max_rps: 10_000 }), 0);
+      doc = r.doc;
+      return r.grant.renewInMs;
+    });
+    expect(new Set(due.map(Math.round)).size).toBeGreaterThan(4);
+    for (const ms of due) expect(ms).toBeGreaterThanOrEqual(0.75 * (LEASE_MS - 1000));
+  });
+
   it('a release ends the lease at once', () => {
     const a = allocate(undefined, ask('a'), 0);
     const gone = allocate(a.doc, ask('a', { release: true }), 10);
