@@ -14,7 +14,10 @@
 // - a lease that ends unrenewed (its process died, or is done) is dropped: its rate goes back to the others;
 // - a 429 that named no limit, reported under the bucket's current generation, cuts the learnt rate to CUT of what
 //   the fleet was sending and starts a new generation (later reports of the same overshoot are news acted on); the
-//   learnt rate grows back by GROWTH a second, for every holder alike; Retry-After pauses every grant until then.
+//   learnt rate grows back by GROWTH a second, for every holder alike; Retry-After pauses every grant until then;
+// - a share is of a limit only an answer tells: until a process reports the platform's X-RateLimit-Limit (or that
+//   its answers carry none), the fleet's ceiling is PROBE_RPS, and its leases are renewed every PROBE_RENEW_MS, so
+//   that the first answer's news reaches the processes held back meanwhile in a fraction of a second.
 
 /** A lease is renewed after this long at least, and ends a margin after its renewal was due. */
 export const LEASE_MS = 3000;
@@ -31,6 +34,10 @@ export const CUT = 0.85;
 export const GROWTH = 0.02;
 /** The fewest requests a second the learnt rate is cut to. */
 const MIN_RATE = 1;
+/** The fleet's ceiling while a share's limit is not known yet: one request goes, and its answer tells the limit. */
+export const PROBE_RPS = 1;
+/** How soon every holder asks again while the fleet probes (the answer comes within a round trip to the platform). */
+export const PROBE_RENEW_MS = 200;
 
 export type Role = 'apply' | 'agent' | 'plan';
 /** The weights of the roles when the project file gives none: an apply is never starved by a crowd of plans. */
@@ -71,8 +78,8 @@ export interface BucketDoc {
   generation: number;
   /** a Retry-After: no grant until then */
   paused_until?: number;
-  /** the platform's published limit (X-RateLimit-Limit), as last reported */
-  platform_limit?: number;
+  /** the platform's published limit (X-RateLimit-Limit), as last reported; null: its answers carry none */
+  platform_limit?: number | null;
   holders: Record<string, Holder>;
 }
 
@@ -88,7 +95,8 @@ export interface LeaseAsk extends HolderInfo {
   /** a 429 naming no limit came to a request sent under this generation */
   refused?: number;
   retry_after_ms?: number;
-  platform_limit?: number;
+  /** the limit its answers published (null: they carry none) */
+  platform_limit?: number | null;
   /** the process is done: its lease ends now */
   release?: boolean;
 }
@@ -106,6 +114,8 @@ export interface Grant {
   weights: number;
   /** ms from now until a Retry-After ends (0: none) */
   pausedMs: number;
+  /** the ceiling is the probe's: a share's limit is not known yet (the answers' X-RateLimit-Limit tells it) */
+  probe?: true;
 }
 
 const rateOf = (r: number | null) => (r === null ? Infinity : r);
@@ -113,13 +123,20 @@ const stored = (r: number) => (Number.isFinite(r) ? r : null);
 
 export const emptyBucket = (): BucketDoc => ({ v: 1, generation: 0, holders: {} });
 
-/** The tightest limit on the fleet: max_rps, share × the platform's limit, the learnt rate (Infinity: none). */
+/** A holder's share waits for the platform's limit: no process has said what the answers publish. */
+export const probing = (doc: BucketDoc, holders: Iterable<Pick<Holder, 'share'>>) =>
+  doc.platform_limit === undefined && [...holders].some((h) => h.share !== undefined);
+
+/**
+ * The tightest limit on the fleet: max_rps, share × the platform's limit (PROBE_RPS while not known; nothing when the
+ * platform publishes none), the learnt rate (Infinity: none).
+ */
 export function ceilingOf(doc: BucketDoc, holders: Iterable<Pick<Holder, 'max_rps' | 'share'>>): number {
   let c = doc.learnt ?? Infinity;
   for (const h of holders) {
     if (h.max_rps !== undefined) c = Math.min(c, HEADROOM * h.max_rps);
-    if (h.share !== undefined && doc.platform_limit !== undefined)
-      c = Math.min(c, HEADROOM * h.share * doc.platform_limit);
+    if (h.share === undefined || doc.platform_limit === null) continue;
+    c = Math.min(c, doc.platform_limit === undefined ? PROBE_RPS : HEADROOM * h.share * doc.platform_limit);
   }
   return c;
 }
@@ -157,7 +174,9 @@ function grow(doc: BucketDoc, now: number, configured: number): void {
 
 /** What a 429 or a Retry-After reported under the current generation teaches the bucket. */
 function learn(doc: BucketDoc, ask: LeaseAsk, now: number, fleetRate: number): void {
-  if (ask.platform_limit !== undefined) doc.platform_limit = ask.platform_limit;
+  // A process whose answers carried no limit does not undo one another process's answers published.
+  if (ask.platform_limit !== undefined && (ask.platform_limit !== null || doc.platform_limit === undefined))
+    doc.platform_limit = ask.platform_limit;
   if (ask.retry_after_ms) doc.paused_until = Math.max(doc.paused_until ?? 0, now + ask.retry_after_ms);
   if (ask.refused === undefined || ask.refused !== doc.generation) return;
   doc.generation++;
@@ -195,18 +214,23 @@ export function allocate(
     ],
     ceiling,
   ).get(ask.id)!;
-  const rate = pausedMs ? 0 : Math.max(0, Math.min(fair, ceiling - held));
+  // With no ceiling nothing is held back (Infinity less a holder's Infinity would be NaN: a rate no start passes).
+  const room = Number.isFinite(ceiling) ? ceiling - held : Infinity;
+  const rate = pausedMs ? 0 : Math.max(0, Math.min(fair, room));
   // Held back by grants made before it came: ask again when the first of them is renewed.
   const shortOf = rate < fair * 0.9;
   const firstRenewal = Math.min(...others.map((h) => h.until - MARGIN_MS - now));
   // A slow holder renews less often: about one round trip per REQUESTS_PER_LEASE requests.
   const due = Number.isFinite(rate) && rate > 0 ? (REQUESTS_PER_LEASE * 1000) / rate : 0;
   const steady = Math.min(RENEW_MAX_MS, Math.max(leaseMs - MARGIN_MS, due));
+  const probe = probing(doc, [...others, me]);
   const renewInMs = pausedMs
     ? pausedMs
-    : shortOf && others.length
-      ? Math.min(steady, Math.max(100, firstRenewal + 50))
-      : steady;
+    : probe
+      ? PROBE_RENEW_MS
+      : shortOf && others.length
+        ? Math.min(steady, Math.max(100, firstRenewal + 50))
+        : steady;
   const forMs = renewInMs + MARGIN_MS;
   doc.holders[ask.id] = {
     host: ask.host,
@@ -224,7 +248,8 @@ export function allocate(
     ...(ask.share !== undefined ? { share: ask.share } : {}),
     waited_ms: ask.waited_ms,
   };
-  return { doc, grant: { rate, forMs, renewInMs, generation: doc.generation, ceiling, weights, pausedMs } };
+  const grant: Grant = { rate, forMs, renewInMs, generation: doc.generation, ceiling, weights, pausedMs };
+  return { doc, grant: probe ? { ...grant, probe: true } : grant };
 }
 
 /** A stored document read back: anything that is not one is an empty bucket (a torn or foreign file). */

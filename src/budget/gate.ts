@@ -60,7 +60,10 @@ export class BudgetGate {
   private refused?: number;
   private reported?: number;
   private retryAfterMs?: number;
-  private platformLimit?: number;
+  /** the limit the answers published (null: they carry none; undefined: none answered yet) */
+  private platformLimit?: number | null;
+  /** the one start a probe lease lets go at once has been given */
+  private probed = false;
   private usedInLease = 0;
   private leaseStart = 0;
   private waitedInLease = false;
@@ -78,9 +81,9 @@ export class BudgetGate {
     return this.rate;
   }
 
-  /** Whether answers' published limits matter (a share is of it). */
+  /** Whether answers' published limits matter: a share is of it, and a probe lease ends with the first answer. */
   get wantsLimit(): boolean {
-    return this.opts.share !== undefined;
+    return this.opts.share !== undefined || !!this.last?.probe;
   }
 
   get roundTrips(): number {
@@ -133,11 +136,16 @@ export class BudgetGate {
     void this.renew();
   }
 
-  /** The platform's published limit (X-RateLimit-Limit): `share` is of it, so a lease granted without it ends now. */
-  limitSeen(limit: number): void {
-    if (this.platformLimit === limit) return;
-    this.platformLimit = limit;
-    if (this.opts.share === undefined) return;
+  /**
+   * An answer's published limit (X-RateLimit-Limit; undefined: it carried none). `share` is of it, so a lease granted
+   * without it (the fleet's probe) ends now, and the limit, or that the answers carry none, goes to the store at once.
+   */
+  limitSeen(limit: number | undefined): void {
+    // Once a limit is known, an answer without one says nothing new (a path no limit covers).
+    const seen = limit ?? this.platformLimit ?? null;
+    if (this.platformLimit === seen) return;
+    this.platformLimit = seen;
+    if (this.opts.share === undefined && !this.last?.probe) return;
     this.endsAt = -Infinity;
     void this.renew();
   }
@@ -195,9 +203,13 @@ export class BudgetGate {
     // The lease's times count from when the ask was sent: the store answered some time after.
     this.endsAt = sent + grant.forMs;
     this.renewAt = sent + grant.renewInMs;
-    this.setRate(grant.rate, clock.ms());
+    // A probe lets this process's first request go at once: its answer tells the fleet the platform's limit.
+    const probeStart = !!grant.probe && grant.rate > 0 && !this.probed;
+    this.probed ||= probeStart;
+    this.setRate(grant.rate, clock.ms(), probeStart);
     // The platform's limit learnt while this ask was on its way: the grant did not know it.
-    if (this.platformLimit !== ask.platform_limit && this.opts.share !== undefined) this.endsAt = -Infinity;
+    if (this.platformLimit !== ask.platform_limit && (this.opts.share !== undefined || grant.probe))
+      this.endsAt = -Infinity;
     this.opts.debug?.(
       `budget: ${Number.isFinite(grant.rate) ? grant.rate.toFixed(1) : 'no limit'} requests/s for ${grant.forMs} ms (fleet ceiling ${Number.isFinite(grant.ceiling) ? grant.ceiling.toFixed(1) : 'none'})`,
     );
@@ -219,10 +231,11 @@ export class BudgetGate {
     this.schedule(LEASE_MS);
   }
 
-  private setRate(rate: number, now: number): void {
+  private setRate(rate: number, now: number, startNow = false): void {
     this.bucket.refill(now, this.rate);
     this.rate = rate;
     this.bucket.keepAtMost(now, 1);
+    if (startNow) this.bucket.saveOne();
     this.onGrant();
   }
 

@@ -110,8 +110,8 @@ export class Limiter {
     const now = this.now();
     this.onWire.delete(ticket);
     if (this.opts.maxRps !== undefined) this.answeredAt.push(now);
-    // The budget hears of the platform's limit: a lease granted without it ends (gate.ts).
-    if (answer?.limit !== undefined) this.opts.budget?.limitSeen(answer.limit);
+    // The budget hears of the platform's limit, or that the answer carried none: a lease granted without it ends.
+    if (answer && this.opts.budget?.wantsLimit) this.opts.budget.limitSeen(answer.limit);
     if (answer) {
       if (answer.status === 429) this.refused(ticket, answer.retryAfterMs);
       else {

@@ -152,5 +152,11 @@ export class ChangeVariable {
   }
 }
 
+/** What one evaluation of a rule sees: the change and the time the plan was made. */
+export interface RuleVars {
+  change: ChangeVariable;
+  now: Date;
+}
+
 /** The `change` variable of one change. */
 export const changeVariable = (c: Change, ctx: ChangeContext) => new ChangeVariable(c, ctx);

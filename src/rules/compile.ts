@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Environment } from '@marcbachmann/cel-js';
 import type { Issue, Pos } from '../types.js';
-import { ChangeVariable } from './change.js';
+import { ChangeVariable, type RuleVars } from './change.js';
+import { direct } from './direct.js';
 import { harden } from './harden.js';
 import { neverMatching, type Vocabulary } from './literals.js';
 import type { RuleSource, Severity } from './load.js';
@@ -15,11 +16,7 @@ import { matchedActions } from './match.js';
 import { metered } from './meter.js';
 import { addOverloads } from './overloads.js';
 
-/** What one evaluation sees: the change (change.ts builds it) and the time the plan was made. */
-export interface RuleVars {
-  change: ChangeVariable;
-  now: Date;
-}
+export type { RuleVars } from './change.js';
 
 export interface CompiledRule {
   name: string;
@@ -99,6 +96,18 @@ export function positionIn(text: string, key: Pos, value: string, offset: number
     : { line: at.line, col: at.col + quoted + offset };
 }
 
+export const FIELD_NAMES: ReadonlySet<string> = new Set(Object.keys(CHANGE_FIELDS));
+
+/** The expression evaluated by its closures (direct.ts) where they can say, else by CEL. Only a bool or a string is
+ *  taken from them: any other value is CEL's to check (an int's range, a timestamp's). */
+function withDirect(quick: ((vars: RuleVars) => unknown) | undefined, byCel: Evaluate): Evaluate {
+  if (!quick) return byCel;
+  return (vars, deadlineAt) => {
+    const v = quick(vars);
+    return typeof v === 'boolean' || typeof v === 'string' ? v : byCel(vars, deadlineAt);
+  };
+}
+
 /** What compiling one expression gave: how to evaluate it, or why not (with the problem's offset in it). */
 export interface Compiled {
   run?: Evaluate;
@@ -106,6 +115,9 @@ export interface Compiled {
   offset?: number;
   /** the parsed tree (literals.ts reads its comparisons) */
   ast?: unknown;
+  /** the expression evaluated by CEL alone, never by its closures (what test/unit/rule-direct.test.ts compares them
+   *  with) */
+  byCel?: Evaluate;
 }
 
 /**
@@ -129,7 +141,8 @@ export function compileCel(expr: string, want: 'bool' | 'string' | 'any', extra?
     const [refused] = harden(parsed.ast);
     if (refused) return refused;
     const evaluate = parsed as unknown as (v: object) => unknown;
-    return { ast: parsed.ast, run: (vars, deadlineAt = Infinity) => metered(deadlineAt, evaluate, vars) };
+    const byCel: Evaluate = (vars, deadlineAt = Infinity) => metered(deadlineAt, evaluate, vars);
+    return { ast: parsed.ast, run: withDirect(direct(parsed.ast, FIELD_NAMES), byCel), byCel };
   } catch (e) {
     const err = e as CelError;
     return { problem: err.summary ?? err.message, offset: err.range?.start ?? 0 };

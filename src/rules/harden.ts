@@ -58,7 +58,7 @@ export function re2(pattern: string): RE2JS {
   return re;
 }
 
-function matches(text: unknown, pattern: unknown): boolean {
+export function matches(text: unknown, pattern: unknown): boolean {
   if (typeof text !== 'string' || typeof pattern !== 'string') throw new Error('no such overload: matches');
   return re2(pattern).test(text);
 }

@@ -10,7 +10,7 @@ import { parseTargets } from './targets.js';
 import { parseNow, parseOverrides, projectWindows } from './windows.js';
 import type { Io, SourceDoc } from '../types.js';
 import type { BudgetSettings } from '../budget/settings.js';
-import { parseVars, positiveInt, readAllowances, readVarFile, refreshMode } from './flag-values.js';
+import { parseVars, positiveInt, readAllowances, readVarFile, refreshMode, wholeSeconds } from './flag-values.js';
 import type { collectProblems } from './environment.js';
 import type { CommonFlags } from './flags.js';
 
@@ -94,11 +94,13 @@ export function limitsOf(
     check(() => positiveInt(name, raw, fallback, min)) ?? fallback;
   const concurrency = number('--concurrency', f.concurrency, defaults.concurrency ?? 8);
   const maxRps = f.maxRps === undefined ? defaults.max_rps : number('--max-rps', f.maxRps, 1);
-  const timeout = number('--timeout', f.timeout, defaults.timeout ?? 30);
+  const seconds = (name: string, raw: string | undefined, fallback: number) =>
+    check(() => wholeSeconds(name, raw, fallback)) ?? fallback;
+  const timeout = seconds('--timeout', f.timeout, defaults.timeout ?? 30);
   const retries = number('--retries', f.retries, defaults.retries ?? 4, 0);
   const budget = budgetOf();
-  const retryDeadline = number('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
-  const deadline = number('--deadline', f.deadline, 3600);
+  const retryDeadline = seconds('--retry-deadline', f.retryDeadline, defaults.retry_deadline ?? 120);
+  const deadline = seconds('--deadline', f.deadline, 3600);
   const client = {
     concurrency,
     maxRps,

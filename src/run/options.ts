@@ -18,7 +18,14 @@ import { limitsOf, projectIn, registryOf, reportProblems, selections, switches, 
 
 export { chosenEnvironment, collectProblems } from './environment.js';
 
-export { MAX_TOKEN_FILE_BYTES, outputFormats, parseVars, positiveInt, REFRESH_MODES } from './flag-values.js';
+export {
+  MAX_TOKEN_FILE_BYTES,
+  outputFormats,
+  parseVars,
+  positiveInt,
+  REFRESH_MODES,
+  wholeSeconds,
+} from './flag-values.js';
 export type { RefreshMode } from './flag-values.js';
 
 export type { CommonFlags } from './flags.js';

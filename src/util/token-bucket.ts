@@ -30,6 +30,11 @@ export class TokenBucket {
     this.tokens--;
   }
 
+  /** One start may go now, whatever was saved (the budget's probe: its answer tells the platform's limit). */
+  saveOne(): void {
+    this.tokens = Math.max(this.tokens, 1);
+  }
+
   /** Keeps at most `n` saved starts from now on (0: what the platform refused now, it has no room for). */
   keepAtMost(now: number, n: number): void {
     this.tokens = n === 0 ? 0 : Math.min(this.tokens, n);

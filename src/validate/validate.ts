@@ -6,6 +6,7 @@ import type { LoadedDoc } from '../load/load.js';
 import { resourceModel, unescapePointer, type Field } from '../schema/model.js';
 import { emptyMessagesAsNull, isObject, type JsonObject } from '../schema/values.js';
 import { SENSITIVE, type Document, type Issue } from '../types.js';
+import type { ErrorObject } from 'ajv';
 import { describe, dotted, validator } from './schema.js';
 import { fromEnvironment, issueAt, nearestPos } from './locate.js';
 import { walkSpec, wideOutsideInt64, withoutNulls } from './spec-walk.js';
@@ -80,7 +81,7 @@ function schemaIssues(src: LoadedDoc, v: JsonObject, k: KindDef, issues: Issue[]
   if (validate(withoutNulls(v))) return;
   for (const e of validate.errors ?? []) {
     if (wide.has(e.instancePath)) continue;
-    const { pointer, message } = describe(e, fromEnvironment(src, e.instancePath));
+    const { pointer, message } = emptied(e, v) ?? describe(e, fromEnvironment(src, e.instancePath));
     issues.push(issueAt(src, pointer, message));
   }
 }
@@ -263,4 +264,18 @@ export function validateDocuments(sources: LoadedDoc[], registry: Registry): { d
   const docs = sources.map((s) => checkOne(s, registry, issues)).filter((d): d is Document => !!d);
   crossCheck(docs, registry, issues);
   return { docs, issues };
+}
+
+/** A required field written with nothing after its colon (`spec:`) is null, which clears, and so reads as missing:
+ *  said as what it is, at the field's own line. */
+function emptied(e: ErrorObject, doc: unknown): { pointer: string; message: string } | undefined {
+  if (e.keyword !== 'required') return undefined;
+  const prop = (e.params as { missingProperty: string }).missingProperty;
+  const pointer = `${e.instancePath}/${prop}`;
+  if (atPointer(doc, pointer) !== null) return undefined;
+  const owner = e.instancePath ? dotted(e.instancePath) : 'the document';
+  return {
+    pointer,
+    message: `${dotted(pointer)} is empty (an empty \`${prop}:\` is null), and ${owner} needs it: write its fields below it, indented`,
+  };
 }

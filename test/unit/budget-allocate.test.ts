@@ -9,6 +9,7 @@ import {
   fairShares,
   HEADROOM,
   LEASE_MS,
+  PROBE_RPS,
   type BucketDoc,
   type LeaseAsk,
 } from '../../src/budget/allocate.js';
@@ -35,7 +36,8 @@ describe('the ceiling', () => {
     ['max_rps alone', {}, [{ max_rps: 200 }], HEADROOM * 200],
     ['the lowest max_rps of the holders', {}, [{ max_rps: 200 }, { max_rps: 100 }], HEADROOM * 100],
     ['share of the published limit', { platform_limit: 200 }, [{ share: 0.5 }], HEADROOM * 100],
-    ['share without a published limit: no ceiling', {}, [{ share: 0.5 }], Infinity],
+    ['share before an answer told the limit: the probe', {}, [{ share: 0.5 }], PROBE_RPS],
+    ['share where the answers carry no limit: no ceiling', { platform_limit: null }, [{ share: 0.5 }], Infinity],
     ['the learnt rate when lower', { learnt: 50 }, [{ max_rps: 200 }], 50],
   ])('%s', (_, doc, holders, expected) => {
     expect(ceilingOf({ ...emptyBucket(), ...doc }, holders)).toBeCloseTo(expected);

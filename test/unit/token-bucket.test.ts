@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucket } from '../../src/util/token-bucket.js';
 
-type Step = ['refill' | 'take' | 'keep', number, number] | ['wait', number, number, number];
+type Step = ['refill' | 'take' | 'keep', number, number] | ['wait', number, number, number] | ['one'];
 
 const cases: Array<{ name: string; steps: Step[] }> = [
   { name: 'empty at first: one start waits a token', steps: [['wait', 0, 10, 100]] },
@@ -40,6 +40,11 @@ const cases: Array<{ name: string; steps: Step[] }> = [
       ['wait', 105, 10, 100],
     ],
   },
+  {
+    // The budget's probe: its first request goes at once, the next at the rate.
+    name: 'one start saved for now at 1/s, then a second to wait',
+    steps: [['refill', 0, 1], ['one'], ['wait', 0, 1, 0], ['take', 0, 1], ['wait', 0, 1, 1000]],
+  },
 ];
 
 function take20(at: number): Step[] {
@@ -50,7 +55,8 @@ describe('TokenBucket', () => {
   it.each(cases)('$name', ({ steps }) => {
     const b = new TokenBucket();
     for (const s of steps) {
-      if (s[0] === 'refill') b.refill(s[1], s[2]);
+      if (s[0] === 'one') b.saveOne();
+      else if (s[0] === 'refill') b.refill(s[1], s[2]);
       else if (s[0] === 'take') b.take(s[1], s[2]);
       else if (s[0] === 'keep') b.keepAtMost(s[1], s[2]);
       else expect(b.waitMs(s[1], s[2])).toBeCloseTo(s[3]!, 6);
