@@ -5,6 +5,7 @@
 // narrow (auto_apply: false, taken at each commit by reconcile.ts). --no-auto-apply wins over everything.
 import { UserError } from '../errors.js';
 import type { AgentSection } from '../project/project.js';
+import { parseDuration as readDuration, wholeUnits } from '../util/duration.js';
 import { collectProblems, positiveInt } from '../run/options.js';
 
 export interface AgentFlags {
@@ -46,18 +47,18 @@ export interface AgentSettings {
   logFormat: 'text' | 'json';
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** Short enough for tests, long enough that a typo (`5` for `5m`) cannot make the agent hammer the platform. */
 const MIN_INTERVAL_MS = 100;
 
-/** `5m`, `30s`, `200ms`, `1h`: a whole number and its unit. */
+/** `5m`, `30s`, `200ms`, `1h`, `1h30m`: whole numbers and their units (util/duration.ts). */
 export function parseDuration(name: string, raw: string): number {
-  const m = /^(\d+)(ms|s|m|h)$/.exec(raw);
-  const ms = m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
-  if (!(ms >= MIN_INTERVAL_MS))
+  const ms = readDuration(raw) ?? NaN;
+  if (!(ms >= MIN_INTERVAL_MS)) {
+    const written = wholeUnits(raw);
     throw new UserError(
-      `${name} must be a duration of at least ${MIN_INTERVAL_MS}ms such as 30s, 5m or 1h, not ${JSON.stringify(raw)}`,
+      `${name} must be a duration of at least ${MIN_INTERVAL_MS}ms such as 30s, 5m or 1h, not ${JSON.stringify(raw)}${written ? `: write ${written}` : ''}`,
     );
+  }
   return ms;
 }
 

@@ -16,7 +16,7 @@ export const VARS_EXAMPLE_FILE = 'vars.example.yaml';
 export const RULES_DIR = 'rules';
 const notDocuments = [PROJECT_FILE, VARS_EXAMPLE_FILE, RULES_DIR];
 
-const isYamlName = (name: string) => /\.ya?ml$/.test(name);
+export const isYamlName = (name: string) => /\.ya?ml$/.test(name);
 
 /** What a file that is not a regular one is, for the message. */
 function what(st: Stats): string {
@@ -30,7 +30,7 @@ function what(st: Stats): string {
 type Entry = { file: string } | { link: string };
 
 /** Whether the real path `target` is `root` or below it. */
-const within = (target: string, root: string) => target === root || target.startsWith(root + sep);
+export const within = (target: string, root: string) => target === root || target.startsWith(root + sep);
 
 /** Where a link leads (its real path, and what is there), and why it may not be followed, if it may not. */
 type Followed = { target: string; st: Stats; problem?: string } | { target?: undefined; problem: string };

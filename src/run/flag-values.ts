@@ -10,6 +10,7 @@ import { isObject } from '../schema/values.js';
 import { parseAllowanceFile, parseAllowances } from '../rules/allow.js';
 import type { Allowance, Issue } from '../types.js';
 import { readBounded } from '../util/files.js';
+import { parseDuration, wholeUnits } from '../util/duration.js';
 import type { Io } from '../types.js';
 
 export function positiveInt(name: string, raw: string | undefined, fallback: number, min = 1): number {
@@ -17,6 +18,18 @@ export function positiveInt(name: string, raw: string | undefined, fallback: num
   if (!/^\d+$/.test(raw) || Number(raw) < min)
     throw new UserError(`${name} must be a whole number of at least ${min}, not ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/** A flag that takes seconds: a whole number (90) or a duration of whole seconds (90s, 2m, 1h30m). */
+export function wholeSeconds(name: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback;
+  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : parseDuration(raw);
+  if (ms !== undefined && ms % 1000 === 0 && ms / 1000 >= min) return ms / 1000;
+  const written = wholeUnits(raw);
+  const hint = written && parseDuration(written)! % 1000 === 0 ? `: write ${written}` : '';
+  throw new UserError(
+    `${name} takes whole seconds of at least ${min} (such as 90, 90s or 2m), not ${JSON.stringify(raw)}${hint}`,
+  );
 }
 
 export function parseVars(list: string[] = []): Record<string, unknown> {

@@ -7,7 +7,7 @@ import { openBackend } from '../state/open.js';
 import { State } from '../state/state.js';
 import type { Io } from '../types.js';
 import type { StateInputs } from './inputs.js';
-import { positiveInt } from './options.js';
+import { wholeSeconds } from './options.js';
 
 export function stateBackend(opts: StateInputs, io: Io): Promise<StateBackend> {
   return openBackend(opts.state, {
@@ -44,7 +44,7 @@ export function withStateLock<T>(
   lockTimeout: string | undefined,
   use: (backend: StateBackend) => Promise<T>,
 ): Promise<T> {
-  const timeoutMs = positiveInt('--lock-timeout', lockTimeout, 0, 0) * 1000;
+  const timeoutMs = wholeSeconds('--lock-timeout', lockTimeout, 0, 0) * 1000;
   return withBackend(opts, io, async (backend) => {
     await backend.lock(timeoutMs);
     return use(backend);

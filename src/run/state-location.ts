@@ -4,8 +4,17 @@ import { join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import type { Environment } from '../project/project.js';
 import type { StateLocation } from '../state/backend.js';
-import { fillEnv, isPostgresUrl, loosePasswords, mistypedUrl, parsePgUrl, pgSecrets } from '../state/postgres-url.js';
+import {
+  fillEnv,
+  isPostgresUrl,
+  loosePasswords,
+  mistypedUrl,
+  parsePgUrl,
+  pgSecrets,
+  secretsInUrl,
+} from '../state/postgres-url.js';
 import type { Io } from '../types.js';
+import { warnSecretsInArgv } from './argv-secrets.js';
 
 export const defaultState = (dir: string, envName: string): StateLocation => ({
   kind: 'file',
@@ -33,7 +42,13 @@ function notMistyped(raw: string, from: string, io: Io): void {
 
 /** A state named on the command line (`from`: the flag or argument): a postgres:// URL, else a file. */
 export function namedState(raw: string, from: string, io: Io): StateLocation {
-  if (isPostgresUrl(raw)) return database(raw, from, io);
+  if (isPostgresUrl(raw)) {
+    const loc = database(raw, from, io);
+    const inUrl = secretsInUrl(raw);
+    const where = `a password in ${from} (give it in PGPASSWORD or ~/.pgpass, or the whole URL in TAPEDECK_STATE_URL)`;
+    warnSecretsInArgv(inUrl.length ? [where] : [], inUrl, io, `tapedeck ${process.argv[2] ?? ''}`.trim());
+    return loc;
+  }
   notMistyped(raw, from, io);
   return { kind: 'file', path: resolve(io.cwd, raw) };
 }

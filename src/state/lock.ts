@@ -7,7 +7,18 @@
 // refreshes its lock file every few seconds, and is gone once the file has gone unrefreshed for much longer. A lock
 // file that cannot be read (empty or torn: its taker crashed between creating and writing it) is taken over once
 // it is old enough that no live taker can still be writing it.
-import { closeSync, lstatSync, openSync, renameSync, unlinkSync, utimesSync, writeSync, mkdirSync } from 'node:fs';
+import {
+  closeSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  type Stats,
+  renameSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+  mkdirSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
@@ -55,10 +66,18 @@ function readHolder(path: string): LockHolder | undefined {
   }
 }
 
-function look(path: string): Found | undefined {
+function linkTarget(path: string): string {
   try {
-    const { ino, mtimeMs } = lstatSync(path); // the lock file itself, also when it is a link
-    return { holder: readHolder(path), ino, mtimeMs };
+    return readlinkSync(path);
+  } catch {
+    return 'somewhere unreadable';
+  }
+}
+
+function look(path: string): Found | undefined {
+  let st: Stats;
+  try {
+    st = lstatSync(path); // the lock file itself, also when it is a link
   } catch (e) {
     // Gone since it was found: the caller tries again. Anything else would make that a busy loop.
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -66,6 +85,14 @@ function look(path: string): Found | undefined {
       code: 'E_STATE_BACKEND',
     });
   }
+  // tapedeck makes its lock files itself, never as links: a link there is nobody's lock (neither waited for nor
+  // taken over as stale, which would follow it), and what it leads to is not read.
+  if (st.isSymbolicLink())
+    throw new UserError(
+      `lock file ${path} is a symbolic link (to ${linkTarget(path)}), which tapedeck never makes: remove it`,
+      { code: 'E_STATE_BACKEND' },
+    );
+  return { holder: readHolder(path), ino: st.ino, mtimeMs: st.mtimeMs };
 }
 
 /** Whether the holder of a lock file found (last refreshed at `mtimeMs`) is provably gone. */

@@ -100,15 +100,22 @@ export function parsePgUrl(raw: string, from: string, env: NodeJS.ProcessEnv): P
   };
 }
 
-/** Every secret a location holds: its password and the values of its secret query parameters. */
+/** Every secret a location holds: its password (the URL's or PGPASSWORD's) and its secret query parameters. */
 export function pgSecrets(raw: string, loc: PgLocation): string[] {
-  const out = loc.password ? [loc.password] : [];
+  return [...new Set([...(loc.password ? [loc.password] : []), ...secretsInUrl(raw)])];
+}
+
+/** The secrets written in the URL itself: its password (as written and decoded) and its secret query parameters. */
+export function secretsInUrl(raw: string): string[] {
+  const out: string[] = [];
   try {
-    for (const [k, v] of new URL(raw).searchParams) if (SECRET_PARAMS.has(k) && v) out.push(v);
+    const url = new URL(raw);
+    if (url.password) out.push(url.password, decodeURIComponent(url.password));
+    for (const [k, v] of url.searchParams) if (SECRET_PARAMS.has(k) && v) out.push(v);
   } catch {
-    /* not a URL: parsePgUrl refused it */
+    /* not a URL (parsePgUrl refused it), or a password that is not percent-encoding (refused there too) */
   }
-  return out;
+  return [...new Set(out)];
 }
 
 /**

@@ -2,7 +2,7 @@
 // (cron in an IANA time zone, open for a duration) or the platform's own live events, and which changes each
 // guards. The rules of what a window does are in evaluate.ts.
 import type { Issue, Pos, SourceDoc } from '../types.js';
-import { parseDuration } from '../util/duration.js';
+import { durationProblem, parseDuration } from '../util/duration.js';
 import { WRITE_ACTIONS } from '../actions.js';
 import { meant } from '../schema/spelling.js';
 import { nearestPos } from '../validate/locate.js';
@@ -97,7 +97,7 @@ function durationOf(spec: WindowSpec, field: 'duration' | 'before' | 'after' | '
   const text = spec[field];
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
-  if (ms === undefined) problem(field, `${field}: ${JSON.stringify(text)} is not a duration (e.g. 2h, 30m, 1h30m, 1d)`);
+  if (ms === undefined) problem(field, `${field}: ${durationProblem(text)}`);
   return ms;
 }
 

@@ -39,11 +39,14 @@ const stateFile = (d: string) => join(d, '.tapedeck/default.state.json');
 const sent = () => emu.stats.reads + emu.stats.writes;
 
 describe('plan --out', () => {
-  it('ends 0600 also over an existing file, and replaces a symlink instead of writing through it', async () => {
-    const d = vodDir({ 'victim.txt': 'untouched\n' });
-    writeFileSync(join(d, 'plan.json'), '{}');
+  it('ends 0600 also over an earlier plan, and replaces a symlink instead of writing through it', async () => {
+    const d = vodDir();
+    // Only a saved plan may be replaced (test/e2e/plan-out.test.ts): the earlier plan, and a link to a copy of it.
+    expect((await runCli(['plan', ...against(emu.url, d), '--out', 'plan.json'], { cwd: d })).code).toBe(0);
+    const earlier = readFileSync(join(d, 'plan.json'), 'utf8');
+    writeFileSync(join(d, 'victim.json'), earlier);
     chmodSync(join(d, 'plan.json'), 0o644);
-    symlinkSync(join(d, 'victim.txt'), join(d, 'link.json'));
+    symlinkSync(join(d, 'victim.json'), join(d, 'link.json'));
     for (const out of ['plan.json', 'link.json']) {
       const run = await runCli(['plan', ...against(emu.url, d), '--out', out], { cwd: d });
       expect(run.code, run.stderr).toBe(0);
@@ -51,7 +54,7 @@ describe('plan --out', () => {
       expect(statSync(join(d, out)).mode & 0o777).toBe(0o600);
       expect(JSON.parse(readFileSync(join(d, out), 'utf8')).format_version).toBe(1);
     }
-    expect(readFileSync(join(d, 'victim.txt'), 'utf8')).toBe('untouched\n');
+    expect(readFileSync(join(d, 'victim.json'), 'utf8')).toBe(earlier);
   });
 });
 
@@ -215,7 +218,8 @@ describe('files with no end', () => {
         symlinkSync('/dev/zero', `${stateFile(d)}.lock`);
         return ['apply', ...against(emu.url, d), '--yes'];
       },
-      /^error: the state .* is locked by another apply \(an unreadable lock file\)/,
+      // tapedeck makes its lock files itself (never a link): a link there is no apply's, and is not followed.
+      /^error: lock file .*\.lock is a symbolic link \(to \/dev\/zero\), which tapedeck never makes: remove it\n$/,
     ],
     [
       'the project file',
@@ -231,6 +235,25 @@ describe('files with no end', () => {
     const before = sent();
     const run = await runCli(args(d), { cwd: d });
     expect(run).toMatchObject({ code: 1, stderr: expect.stringMatching(message) });
+    expect(sent()).toBe(before);
+  });
+
+  it('a lock file that is an old link to a file: refused as a link, not taken over as stale; its target untouched', async () => {
+    const d = vodDir();
+    const target = join(d, 'victim.txt');
+    writeFileSync(target, 'keep me\n');
+    mkdirSync(join(d, '.tapedeck'), { recursive: true });
+    symlinkSync(target, `${stateFile(d)}.lock`);
+    const then = new Date(Date.now() - 86_400_000);
+    utimesSync(target, then, then);
+    const before = sent();
+    const run = await runCli(['apply', ...against(emu.url, d), '--yes'], { cwd: d });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^error: lock file .*\.lock is a symbolic link \(to .*victim\.txt\), which tapedeck never makes: remove it\n$/,
+    );
+    expect(lstatSync(`${stateFile(d)}.lock`).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('keep me\n');
     expect(sent()).toBe(before);
   });
 });

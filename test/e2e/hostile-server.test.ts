@@ -143,7 +143,7 @@ describe('a server that loops, floods or stalls', () => {
     const run = await runCli(['plan', ...against('http://127.0.0.1:9', d), '--deadline', 'soon'], { cwd: d });
     expect(run).toMatchObject({
       code: 1,
-      stderr: 'error: --deadline must be a whole number of at least 1, not "soon"\n',
+      stderr: 'error: --deadline takes whole seconds of at least 1 (such as 90, 90s or 2m), not "soon"\n',
     });
   });
 });

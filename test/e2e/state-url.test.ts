@@ -89,3 +89,27 @@ describe('a mistyped state URL', () => {
     }
   });
 });
+
+describe('a password in --state', () => {
+  // A command line is readable by every user of the machine (ps, /proc/<pid>/cmdline): the password is masked in
+  // every output, and the operator is told where to give it instead. TAPEDECK_STATE_URL or PGPASSWORD say nothing.
+  const closed = `127.0.0.1:1/infra`;
+  it('is warned about once, naming where to give it, and never printed', async () => {
+    emu ??= await emulator();
+    const dir = testdir({ 'a.yaml': [offer] });
+    for (const [args, env, warned] of [
+      [['--state', `postgres://ci:${SECRET}@${closed}`], {}, true],
+      [['--state', `postgres://ci@${closed}?password=${SECRET}`], {}, true],
+      [['--state', `postgres://ci@${closed}`], { PGPASSWORD: SECRET }, false],
+      [[], { TAPEDECK_STATE_URL: `postgres://ci:${SECRET}@${closed}` }, false],
+    ] as const) {
+      const run = await runCli(['plan', dir, '--base-url', emu.url, ...args], { cwd: dir, env });
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toContain(SECRET);
+      const warnings = run.stderr.split('\n').filter((l) => l.startsWith('warning: a password in --state'));
+      expect(warnings.length, run.stderr).toBe(warned ? 1 : 0);
+      if (warned) expect(warnings[0]).toMatch(/PGPASSWORD.*TAPEDECK_STATE_URL/);
+    }
+    expect(emu.writes()).toEqual([]);
+  });
+});

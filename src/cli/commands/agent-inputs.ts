@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { repoAccess, type RepoAccess } from '../../agent/git-auth.js';
 import { notifyFileUrls, type AgentFlags } from '../../agent/settings.js';
 import { UserError } from '../../errors.js';
+import { warnSecretsInArgv } from '../../run/argv-secrets.js';
 import { MAX_TOKEN_FILE_BYTES } from '../../run/options.js';
 import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
@@ -40,18 +41,6 @@ export function operatorInputs(flags: AgentFlags, io: Io): OperatorInputs {
     access.inUrl ? "a credential in --repo's URL (give it with --repo-token-file FILE)" : '',
     fromFlags.length ? 'notification URLs in --notify (give them with --notify-file FILE)' : '',
   ].filter(Boolean);
-  if (inArgv.length) {
-    io.err(
-      `warning: ${inArgv.join(' and ')}: every user of this machine could read the command line until the agent ` +
-        `started; it is kept out of the checkout and of every output\n`,
-    );
-    hideCommandLine();
-  }
+  warnSecretsInArgv(inArgv, [...access.secrets(), ...fromFlags], io, 'tapedeck agent');
   return { access, notify };
-}
-
-/** The process's title replaces its arguments in /proc/<pid>/cmdline (Node writes it over them, on Linux), when the
- *  agent is its own process; in a test's process (main called in-process) the title is left alone. */
-function hideCommandLine(): void {
-  if (process.argv.includes('agent')) process.title = 'tapedeck agent';
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { UserError } from '../../errors.js';
 import { withChecksum } from '../../plan/saved.js';
+import { planOutProblem } from '../../plan/saved-out.js';
 import { ISSUE_FORMATS, renderers, type RenderOptions } from '../../report/formats.js';
 import { hasChanges } from '../../report/text.js';
 import { styleFor } from '../../report/style.js';
@@ -50,10 +51,13 @@ function savePlan(plan: Plan, file: string, dir: string): void {
 
 export async function planCommand(dir: string | undefined, flags: PlanFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io, { formats: ISSUE_FORMATS });
+  const out = flags.out && resolve(io.cwd, flags.out);
+  const problem = out && planOutProblem(out, opts.dir);
+  if (problem) throw new UserError(`--out ${flags.out}: ${problem}`, { code: 'E_INPUT' });
   const { shown: plan, client } = await makePlan(opts, io);
   await client.close();
   // The saved plan holds no secret: only managed, writable fields, ids and fingerprints (hashes) of what was read.
-  if (flags.out) savePlan(plan, resolve(io.cwd, flags.out), opts.dir);
+  if (out) savePlan(plan, out, opts.dir);
   // The checksum (a walk over the whole plan) only where the format prints the plan as a value (JSON).
   io.out(renderers[opts.format].plan(plan, { ...planRenderOptions(opts, io), withChecksum }));
   const changed = hasChanges(plan);

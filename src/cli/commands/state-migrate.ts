@@ -10,7 +10,7 @@ import { writerOf, type StateLocation } from '../../state/backend.js';
 import { openBackend } from '../../state/open.js';
 import { movedText, parseState, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, positiveInt, type RunOptions } from '../../run/options.js';
+import { buildOptions, wholeSeconds, type RunOptions } from '../../run/options.js';
 import { stateShown, withStateLock } from '../../run/state-access.js';
 import { namedState } from '../../run/state-location.js';
 import type { LockFlags } from './state.js';
@@ -60,7 +60,7 @@ export async function stateMigrate(
     throw new UserError(`--from-env ${JSON.stringify(fromEnv)} may only hold letters, digits, - and _`);
   if (sameLocation(source, opts.state, fromEnv, opts.envName))
     throw new UserError(`${from} is the state of environment ${opts.envName} already: nothing to move`);
-  const lockMs = positiveInt('--lock-timeout', flags.lockTimeout, 0, 0) * 1000;
+  const lockMs = wholeSeconds('--lock-timeout', flags.lockTimeout, 0, 0) * 1000;
   const sourceBackend = await openBackend(source, {
     configuration: opts.configuration,
     environment: fromEnv,
