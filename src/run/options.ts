@@ -70,6 +70,8 @@ export interface CommonFlags extends BudgetFlags {
   now?: string;
   /** apply: write nothing when a window holds any change (default: apply what no window holds) */
   allOrNothing?: boolean;
+  /** the agent: the only environment variables documents may read (`${env.NAME}`); undefined (the CLI): any */
+  documentEnv?: string[];
 }
 
 export interface RunOptions {
@@ -105,6 +107,8 @@ export interface RunOptions {
   vars: Record<string, unknown>;
   /** --var-file paths (absolute): variables, never read as documents even when they are below DIR */
   varFiles: string[];
+  /** the agent's --document-env: the only environment variables `${env.NAME}` reads; undefined (the CLI): any */
+  documentEnv?: ReadonlySet<string>;
   /** --target patterns; empty: the whole configuration */
   targets: string[];
   /** --refresh: `changed` reads only the documents whose desired values differ from the state's record */
@@ -292,6 +296,7 @@ export function buildOptions(
     quiet: !!f.quiet,
     vars,
     varFiles: (f.varFile ?? []).map((v) => resolve(io.cwd, v)),
+    documentEnv: f.documentEnv && new Set(f.documentEnv),
     targets,
     refresh,
     registry,
