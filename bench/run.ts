@@ -6,6 +6,7 @@
 // Each tapedeck run is its own process (bench/measure.mjs) so its CPU and RSS are its own; the emulator runs in
 // another (bench/emulator.mjs), as a server would.
 import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { rateLimitSteps, rateOnly } from './rate.js';
 import { fleetBench } from './fleet.js';
@@ -40,6 +41,9 @@ const TYPO_ONLY = args.includes('--typo');
 const REFRESH_ONLY = args.includes('--refresh');
 /** --rate-only: the rate-limit rows alone (bench/rate.ts), after one apply, --runs times (default 3). */
 const RATE_ONLY = args.includes('--rate-only');
+/** --plan-only: the plan and the bare GET loop alone, alternating on one emulator, --runs times (default 3), with
+ *  the load average beside each pair: the rows of plan_within_1_2x_floor. */
+const PLAN_ONLY = args.includes('--plan-only');
 const log = (s: string) => {
   if (!asJson) process.stdout.write(s);
 };
@@ -248,6 +252,38 @@ async function main() {
   if (Object.values(targets).some((ok) => !ok)) process.exitCode = 1;
 }
 
+/** --plan-only: `runs` pairs of the plan and the bare loop of as many GETs; true if every plan met its target. */
+async function planOnly(runs: number) {
+  const { docs, seed } = generate(N);
+  const dir = writeConfig(docs);
+  const pathsFile = writeGetPaths(dir, seed);
+  const emu = await forkEmulator(JSON.stringify(seed), dir, LATENCY);
+  const pairs = [];
+  log(COLUMNS);
+  try {
+    for (let i = 0; i < runs; i++) {
+      const load = loadavg()[0].toFixed(2);
+      const plan = await step('plan', emu, LATENCY, CONCURRENCY, ['plan', dir]);
+      const requests = String(plan.reads + plan.writes);
+      const bare = await step(
+        'bare GET loop (reference)',
+        emu,
+        LATENCY,
+        CONCURRENCY,
+        [pathsFile, requests],
+        'bench/bare-loop.mjs',
+      );
+      log(`  load ${load} before, ${loadavg()[0].toFixed(2)} after\n`);
+      pairs.push({ plan, bare, load: Number(load), plan_within_1_2x_floor: plan.wall_ms <= 1.2 * plan.floor_ms });
+    }
+  } finally {
+    await emu.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (asJson) process.stdout.write(`${JSON.stringify(pairs, null, 2)}\n`);
+  return pairs.every((p) => p.plan_within_1_2x_floor);
+}
+
 /** The --scale rows, each a step as in the main run. */
 function scaleOf() {
   const scaleStep = (name: string, emu: Emulator, cliArgs: string[], script?: string) =>
@@ -271,6 +307,9 @@ if (SCALE_ONLY) {
   if (asJson) process.stdout.write(`${JSON.stringify(refresh, null, 2)}\n`);
   for (const [name, ok] of Object.entries(refresh.targets)) log(`  ${ok ? 'ok  ' : 'MISS'} ${name}\n`);
   if (Object.values(refresh.targets).some((ok) => !ok)) process.exitCode = 1;
+} else if (PLAN_ONLY) {
+  const ok = await planOnly(flag('--runs', 3));
+  if (!ok) process.exitCode = 1;
 } else if (RATE_ONLY) {
   const { docs, seed } = generate(N);
   const dir = writeConfig(docs);

@@ -2,28 +2,28 @@
 // one file per kind, response-only fields and secrets left out, keys in schema order. Planning the exported
 // documents right away shows no changes. Into a directory that already holds documents, only what none of them
 // manages is written, and no address the documents or the state use is bound to another resource.
-import { ApiError, errorLine, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import type { Registry } from '../kinds/registry.js';
 import type { KindDef } from '../kinds/types.js';
-import { listSpecOf, readBackOf } from '../kinds/access.js';
 import { specField } from '../kinds/paths.js';
-import { listAll, naturalKeyOf, unwrap } from '../live/list.js';
+import { naturalKeyOf } from '../live/list.js';
 import type { Field } from '../schema/model.js';
 import { fieldAt, keyParts, resourceModel } from '../schema/model.js';
 import { isObject, normalize, type Json, type JsonObject } from '../schema/values.js';
 import type { Client } from '../remote/client.js';
 import type { State } from '../state/state.js';
 import type { Document } from '../types.js';
-import { mapPool } from '../util/pool.js';
+import {
+  exportTargets,
+  keyOf,
+  listEveryKind,
+  readEach,
+  type ExportOptions,
+  type ExportTarget,
+  type Found,
+} from './export-read.js';
 
-export interface ExportTarget {
-  kind: string;
-  id: string;
-  /** the address the state knows it by */
-  address?: string;
-  /** what the state holds of its fields: a read may need some (a content type's base_type and project) */
-  spec?: JsonObject;
-}
+export type { ExportTarget } from './export-read.js';
 
 /** A live resource left out because a document already manages it. */
 export interface Skipped {
@@ -82,25 +82,6 @@ function sortKeys(v: unknown): unknown {
 }
 
 /**
- * The scopes a kind is listed in: the project (`--project`), and each known value of an enum the list is scoped by
- * (the live API lists content types one base type at a time).
- */
-function listScopes(k: KindDef, project: string | undefined): JsonObject[] {
-  const model = resourceModel(k.schema);
-  let scopes: JsonObject[] = [{}];
-  for (const name of listSpecOf(k)?.scope ?? []) {
-    const f = fieldAt(model, name);
-    const values = f?.ref?.includes('project')
-      ? [project ?? '']
-      : f?.type === 'enum'
-        ? (f.known ?? []).filter((v) => v !== f.zero)
-        : [''];
-    scopes = scopes.flatMap((s) => values.map((v) => (v ? { ...s, [name]: v } : s)));
-  }
-  return scopes;
-}
-
-/**
  * A key kind's resource named by its key, part by part (x-ref-parts): a part naming an exported resource by that
  * resource's name, the project and the organization by those words, each word once. `evt_1/proj_a/event` of the
  * exported event `the-final` is `the-final-project-event`, `proj_a/proj_a/project` is `project`.
@@ -122,8 +103,6 @@ const slug = (s: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60) || 'resource';
-
-const keyOf = (k: { kind: string }, id: string) => `${k.kind} ${id}`;
 
 /**
  * Which document manages a live resource: the one whose address the state binds to its id, whose `id` it is, whose
@@ -150,72 +129,23 @@ function managerOf(
     (k.identity.by === 'natural' ? byNatural.get(keyOf(k, naturalKeyOf(k.schema, k.identity.fields, r))) : undefined);
 }
 
-export async function exportLive(
-  registry: Registry,
-  client: Client,
-  state: State,
-  opts: { ids: ExportTarget[]; project?: string; concurrency: number; warn: (m: string) => void; managed: Document[] },
-) {
-  const found = new Map<string, { k: KindDef; id: string; address?: string; resource: JsonObject }>();
+export async function exportLive(registry: Registry, client: Client, state: State, opts: ExportOptions) {
+  const found: Found = new Map();
   const declared = new Set(opts.managed.map((d) => d.address));
-  const targets: ExportTarget[] = [
-    // An entry whose address a document declares is that document's: not read, and its id is skipped below.
-    ...Object.entries(state.data.resources)
-      .filter(([a, e]) => e.id && !declared.has(a))
-      .map(([address, e]) => ({ kind: e.kind, id: e.id!, address, spec: (e.fields ?? {}) as JsonObject })),
-    ...opts.ids,
-  ];
-  // --id kinds are checked where they are parsed; a state entry may name a kind this version does not have.
-  const unknown = targets.find((t) => !registry.get(t.kind));
-  if (unknown)
-    throw new UserError(
-      `${state.backend.label}: ${unknown.address} is of kind ${unknown.kind}, which this tapedeck does not know (drop it with tapedeck state forget)`,
-      { code: 'E_STATE_INVALID' },
-    );
+  const targets = exportTargets(registry, state, declared, opts.ids);
   // A read that needs values of the resource (a content type's base type and project) that nothing here knows is
   // left to the kind's lists, which are read below anyway.
   const needs = (t: ExportTarget) =>
     Object.values(registry.get(t.kind)!.read.query ?? {}).some((p) => t.spec?.[specField(p)] === undefined);
   const listed = targets.filter(needs);
-  await mapPool(
+  await readEach(
+    registry,
+    client,
     targets.filter((t) => !needs(t)),
     opts.concurrency,
-    async (t) => {
-      const k = registry.get(t.kind)!;
-      const read = readBackOf(k, { id: t.id, key: k.identity.by === 'key' ? t.id : undefined, spec: t.spec ?? {} });
-      const resource = unwrap(read, (await client.call('GET', read.path)).body, t.id);
-      found.set(keyOf(k, t.id), { k, id: t.id, address: t.address, resource });
-    },
+    found,
   );
-  // A list the platform refuses (one that needs a project, say), or one connection lost, costs that kind's listing,
-  // not the export. A platform that answers nothing (every read failed without an answer) or refuses the token
-  // fails the export instead: its error goes up, for the one line plan prints (cli/reach.ts).
-  let answered = targets.length > listed.length;
-  const refused: { kind: string; error: unknown }[] = [];
-  for (const k of registry.kinds) {
-    const list = listSpecOf(k);
-    if (!list) continue;
-    for (const scope of listScopes(k, opts.project)) {
-      const items = await listAll(client, list, scope).catch((e: unknown) => {
-        if (e instanceof ApiError && e.status === 401) throw e;
-        refused.push({ kind: k.kind, error: e });
-        return undefined;
-      });
-      if (!items) continue;
-      answered = true;
-      for (const r of items) {
-        const id = String(r.id);
-        if (!found.has(keyOf(k, id))) found.set(keyOf(k, id), { k, id, resource: r });
-      }
-    }
-  }
-  const noAnswer = refused.find(
-    (f) => f.error instanceof ApiError && f.error.status === 0 && f.error.reason !== 'deadline_exceeded',
-  );
-  if (!answered && noAnswer) throw noAnswer.error;
-  for (const f of refused)
-    opts.warn(`warning: could not list ${f.kind} (${errorLine(f.error)})${opts.project ? '' : '; --project may help'}`);
-
+  await listEveryKind(registry, client, opts, targets.length > listed.length, found);
   for (const t of listed) {
     const entry = found.get(`${t.kind} ${t.id}`);
     if (!entry)
@@ -225,10 +155,24 @@ export async function exportLive(
       );
     entry.address ??= t.address;
   }
+  return documentsOf(registry, state, opts.managed, declared, found);
+}
 
+/** A resource's label for its document's name: a key kind's key in words, else its name, title or id. */
+function labelOf(k: KindDef, id: string, resource: JsonObject, nameById: ReadonlyMap<string, string>): string {
+  if (k.identity.by === 'key') return keyLabel(k, id, nameById);
+  const localized = isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '';
+  return String(resource.name || resource.title || localized || id);
+}
+
+/**
+ * The documents of what was found that no document manages, by kind level and id, each named by its state address or
+ * its label (made unique); each one's state entry made where there is none. The others are the skipped.
+ */
+function documentsOf(registry: Registry, state: State, managed: Document[], declared: Set<string>, found: Found) {
   const docs: ExportedDoc[] = [];
   const skipped: Skipped[] = [];
-  const managerFor = managerOf(registry, state, opts.managed);
+  const managerFor = managerOf(registry, state, managed);
   // An address is free for a resource when no document declares it, nothing exported now took it, and the state
   // holds nothing there (not even a pending create) or this very resource: export never rebinds an address.
   const free = (address: string, id: string) =>
@@ -244,15 +188,7 @@ export async function exportLive(
       skipped.push({ kind: k.kind, id, by });
       continue;
     }
-    const label =
-      k.identity.by === 'key'
-        ? keyLabel(k, id, nameById)
-        : String(
-            resource.name ||
-              resource.title ||
-              (isObject(resource.localized_name) ? Object.values(resource.localized_name)[0] : '') ||
-              id,
-          );
+    const label = labelOf(k, id, resource, nameById);
     let name = address?.split('/').slice(1).join('/') || slug(label);
     // A name from the state is its own entry's (documents' addresses were left out above); should that ever not
     // hold, stopping beats binding the address to another resource.

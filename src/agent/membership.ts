@@ -4,6 +4,8 @@
 // releases it. A replica that cannot read the list reconciles nothing until it can (it may be the one cut off).
 import { errorLine } from '../errors.js';
 import type { PgReplicas } from '../state/postgres-replicas.js';
+import type { Clock } from '../types.js';
+import { systemClock } from '../util/clock.js';
 import type { Log } from './log.js';
 import { shares } from './shares.js';
 
@@ -17,9 +19,11 @@ export class Membership {
   private mine = -1;
 
   constructor(
-    private readonly replicas: PgReplicas,
+    private readonly replicas: Pick<PgReplicas, 'id' | 'live' | 'leave'>,
     private readonly log: Log,
     private readonly pollMs: number,
+    /** the agent's clock (its schedule's): the polls wait on it */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get id(): string {
@@ -63,13 +67,9 @@ export class Membership {
   /** Until stop(): the list read again every poll, then `changed` (the fleet wakes what moved). */
   async run(changed: () => void): Promise<void> {
     while (!this.stopped) {
-      await new Promise<void>((r) => {
-        const timer = setTimeout(r, this.pollMs);
-        this.cancel = () => {
-          clearTimeout(timer);
-          r();
-        };
-      });
+      const wait = this.clock.timer(this.pollMs);
+      this.cancel = wait.cancel;
+      await wait.done;
       if (this.stopped) break;
       await this.refresh();
       changed();

@@ -34,9 +34,39 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
     issues.push(issueAt(src, v.kind === undefined ? '' : '/kind', `${what} (one of: ${registry.names().join(', ')})`));
     return undefined;
   }
-  const validate = validator(k.schema);
   const model = resourceModel(k.schema);
   const before = issues.length;
+  schemaIssues(src, v, k, issues);
+  if (isObject(v.spec)) {
+    walkSpec(model, v.spec, '/spec', src, issues);
+    const spec = k.checks ? asChecked(v.spec, src) : v.spec;
+    for (const check of k.checks ?? []) {
+      for (const [path, message] of check(spec))
+        issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
+    }
+  }
+  identityIssues(src, v, k, issues);
+  sensitiveNameIssues(src, k, issues);
+  if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
+  return {
+    kind: k.kind,
+    name: v.name as string,
+    // Joined, not concatenated: a long concatenation is a rope that V8 flattens into a copy on first compare,
+    // keeping both.
+    address: [k.kind, v.name as string].join('/'),
+    id: v.id as string | undefined,
+    duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
+    ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
+    ...(v.allow_duplicate === true ? { allow_duplicate: true } : {}),
+    ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive, model) } : {}),
+    spec: emptyMessagesAsNull(model, v.spec as JsonObject),
+    source: src,
+  };
+}
+
+/** The kind's schema: integers beyond 2^53 outside an int64 field, then the schema's own errors. */
+function schemaIssues(src: LoadedDoc, v: JsonObject, k: KindDef, issues: Issue[]): void {
+  const validate = validator(k.schema);
   const wide = wideOutsideInt64(src, k);
   for (const p of wide)
     issues.push(
@@ -48,21 +78,16 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
     );
   // `null` clears a field, whatever its type: the schema checks what is left. Where an integer beyond 2^53 was
   // refused above, the schema would only add a second message (its text is no integer).
-  if (!validate(withoutNulls(v))) {
-    for (const e of validate.errors ?? []) {
-      if (wide.has(e.instancePath)) continue;
-      const { pointer, message } = emptied(e, v) ?? describe(e, fromEnvironment(src, e.instancePath));
-      issues.push(issueAt(src, pointer, message));
-    }
+  if (validate(withoutNulls(v))) return;
+  for (const e of validate.errors ?? []) {
+    if (wide.has(e.instancePath)) continue;
+    const { pointer, message } = emptied(e, v) ?? describe(e, fromEnvironment(src, e.instancePath));
+    issues.push(issueAt(src, pointer, message));
   }
-  if (isObject(v.spec)) {
-    walkSpec(model, v.spec, '/spec', src, issues);
-    const spec = k.checks ? asChecked(v.spec, src) : v.spec;
-    for (const check of k.checks ?? []) {
-      for (const [path, message] of check(spec))
-        issues.push(issueAt(src, `/spec/${path.split('.').join('/')}`, message));
-    }
-  }
+}
+
+/** What names the resource: an id where tapedeck cannot create one, what it is copied from, moved_from. */
+function identityIssues(src: LoadedDoc, v: JsonObject, k: KindDef, issues: Issue[]): void {
   // A kind tapedeck cannot create (from fields, or by copying another) is managed only as an existing resource.
   const copies = k.createdFrom && v[k.createdFrom] !== undefined && k.duplicate;
   if (k.identity.by === 'id' && v.id === undefined && !k.create && !copies) {
@@ -90,8 +115,11 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
       issueAt(src, '/moved_from', `moved_from must name another ${k.kind} (${k.kind}/old-name), not ${v.moved_from}`),
     );
   }
-  // A sensitive value cannot name a resource or go into a request path: it would show in paths, ids, saved plans
-  // and the state.
+}
+
+/** A sensitive value cannot name a resource or go into a request path: it would show in paths, ids, saved plans
+ *  and the state. */
+function sensitiveNameIssues(src: LoadedDoc, k: KindDef, issues: Issue[]): void {
   for (const pointer of src.sensitive ?? []) {
     const field = pointer
       .split('/')
@@ -108,21 +136,6 @@ function checkOne(src: LoadedDoc, registry: Registry, issues: Issue[]): Document
       );
     }
   }
-  if (issues.slice(before).some((i) => i.severity === 'error')) return undefined;
-  return {
-    kind: k.kind,
-    name: v.name as string,
-    // Joined, not concatenated: a long concatenation is a rope that V8 flattens into a copy on first compare,
-    // keeping both.
-    address: [k.kind, v.name as string].join('/'),
-    id: v.id as string | undefined,
-    duplicate_from: k.createdFrom ? (v[k.createdFrom] as string | undefined) : undefined,
-    ...(typeof v.moved_from === 'string' ? { moved_from: v.moved_from } : {}),
-    ...(v.allow_duplicate === true ? { allow_duplicate: true } : {}),
-    ...(src.sensitive?.length ? { sensitive: specPaths(src.sensitive, model) } : {}),
-    spec: emptyMessagesAsNull(model, v.spec as JsonObject),
-    source: src,
-  };
 }
 
 /**
@@ -153,11 +166,37 @@ const where = (d: Document) => `${d.source.file}:${nearestPos(d.source, '/name')
 
 /** Rules across documents: one document per address and per live resource, the kinds' uniqueness rules. */
 function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void {
+  movedFromIssues(docs, issues);
   const seen = new Map<string, Document>();
   // kind -> identity -> its first document, keyed by the identity as the document has it (an id, a key): a key
   // string made for each document was garbage that outlived the check.
   const identities = new Map<string, Map<string, Document>>();
   const unique = new Map<string, Document>();
+  for (const d of docs) {
+    const k = registry.get(d.kind)!;
+    const prev = seen.get(d.address);
+    if (prev) {
+      issues.push(issueAt(d.source, '/name', `duplicate ${d.address}: also defined at ${where(prev)}`));
+      continue;
+    }
+    seen.set(d.address, d);
+    const ident = identityOf(k, d);
+    if (ident !== undefined) {
+      if (!identities.has(d.kind)) identities.set(d.kind, new Map());
+      const ofKind = identities.get(d.kind)!;
+      const twin = ofKind.get(String(ident));
+      if (twin)
+        issues.push(
+          issueAt(d.source, '/name', `${d.address} manages the same ${d.kind} as ${twin.address} (${where(twin)})`),
+        );
+      else ofKind.set(String(ident), d);
+    }
+    uniqueIssues(d, k, unique, issues);
+  }
+}
+
+/** A document moved from an address still declared, or from one another document moved from. */
+function movedFromIssues(docs: Document[], issues: Issue[]): void {
   const movedFrom = new Map<string, Document>();
   // Only renamed documents ask which addresses are declared: most configurations have none.
   const declared = docs.some((d) => d.moved_from) ? new Set(docs.map((d) => d.address)) : new Set<string>();
@@ -178,39 +217,23 @@ function crossCheck(docs: Document[], registry: Registry, issues: Issue[]): void
       );
     movedFrom.set(d.moved_from, d);
   }
-  for (const d of docs) {
-    const k = registry.get(d.kind)!;
-    const prev = seen.get(d.address);
-    if (prev) {
-      issues.push(issueAt(d.source, '/name', `duplicate ${d.address}: also defined at ${where(prev)}`));
-      continue;
-    }
-    seen.set(d.address, d);
-    const ident = identityOf(k, d);
-    if (ident !== undefined) {
-      if (!identities.has(d.kind)) identities.set(d.kind, new Map());
-      const ofKind = identities.get(d.kind)!;
-      const twin = ofKind.get(String(ident));
-      if (twin)
-        issues.push(
-          issueAt(d.source, '/name', `${d.address} manages the same ${d.kind} as ${twin.address} (${where(twin)})`),
-        );
-      else ofKind.set(String(ident), d);
-    }
-    for (const u of k.uniqueWhen ?? []) {
-      if (d.spec[u.when] !== true) continue;
-      const key = `${d.kind} ${u.when} ${u.fields.map((f) => String(d.spec[f])).join(' ')}`;
-      const other = unique.get(key);
-      if (other)
-        issues.push(
-          issueAt(
-            d.source,
-            `/spec/${u.when}`,
-            `${u.message} (${u.fields.map((f) => `${f} ${String(d.spec[f])}`).join(', ')}): ${other.address} at ${where(other)} is already the default`,
-          ),
-        );
-      else unique.set(key, d);
-    }
+}
+
+/** The kind's uniqueness rules (one default per project and type): `unique` holds the first document of each. */
+function uniqueIssues(d: Document, k: KindDef, unique: Map<string, Document>, issues: Issue[]): void {
+  for (const u of k.uniqueWhen ?? []) {
+    if (d.spec[u.when] !== true) continue;
+    const key = `${d.kind} ${u.when} ${u.fields.map((f) => String(d.spec[f])).join(' ')}`;
+    const other = unique.get(key);
+    if (other)
+      issues.push(
+        issueAt(
+          d.source,
+          `/spec/${u.when}`,
+          `${u.message} (${u.fields.map((f) => `${f} ${String(d.spec[f])}`).join(', ')}): ${other.address} at ${where(other)} is already the default`,
+        ),
+      );
+    else unique.set(key, d);
   }
 }
 

@@ -8,6 +8,7 @@ import { Fleet } from '../../agent/fleet.js';
 import { shownRepo, type Checkout } from '../../agent/git.js';
 import { makeLog, type Fields, type Log } from '../../agent/log.js';
 import { Membership } from '../../agent/membership.js';
+import { systemClock } from '../../util/clock.js';
 import { AgentMetrics } from '../../agent/metrics.js';
 import { Notifier } from '../../agent/notify.js';
 import { agentSettings, type AgentFlags, type AgentSettings } from '../../agent/settings.js';
@@ -89,7 +90,12 @@ export async function startFleet(s: Start, patterns: PathPattern[]): Promise<Run
   const writer = writerOf(io.env);
   const ctx = { configuration: '', environment: s.runFlags.env ?? '', writer, timeoutMs: 10_000 };
   const membership = pg
-    ? new Membership(new PgReplicas(pg, ctx, fleetKey(settings, patterns, s.runFlags.env)), log, lockCheckMs)
+    ? new Membership(
+        new PgReplicas(pg, ctx, fleetKey(settings, patterns, s.runFlags.env)),
+        log,
+        lockCheckMs,
+        io.clock ?? systemClock,
+      )
     : undefined;
   const slots = new Slots(settings.parallel);
   const shared: Shared = {

@@ -25,6 +25,7 @@ import { readBounded } from '../../util/files.js';
 import type { Io } from '../io.js';
 import { MAX_TOKEN_FILE_BYTES, type CommonFlags } from '../../run/options.js';
 import { leaseTimes, lockBoundOf } from '../../state/lease.js';
+import { stopOnSignals } from '../../util/signals.js';
 
 export interface AgentCommandFlags extends CommonFlags, AgentFlags {}
 
@@ -217,27 +218,18 @@ async function startSingle(s: Start, path: string): Promise<Running> {
   };
 }
 
-/** SIGTERM (or SIGINT) once: stop after the write in flight. Twice: exit at once (as safe as a killed apply). */
+/** SIGTERM (or SIGINT) once: stop after the write in flight. Twice: exit at once (as safe as a killed apply). A
+ *  test's `stop` stands for the signal, and the process's signals are left alone. */
 function onSignals(agent: { stop(): void }, log: ReturnType<typeof makeLog>, stop?: Promise<void>): () => void {
-  let asked = 0;
-  const onSignal = (signal: string) => {
-    if (++asked === 1) {
+  const signals = stopOnSignals({
+    first: (signal) => {
       log('info', `${signal}: stopping after the write in flight`, {});
       agent.stop();
-    } else {
-      log('warn', `${signal} again: exiting now`, {});
-      process.exit(128 + 15);
-    }
-  };
-  void stop?.then(() => onSignal('stop'));
-  const term = () => onSignal('SIGTERM');
-  const int = () => onSignal('SIGINT');
-  if (!stop) {
-    process.on('SIGTERM', term);
-    process.on('SIGINT', int);
-  }
-  return () => {
-    process.off('SIGTERM', term);
-    process.off('SIGINT', int);
-  };
+    },
+    again: (signal) => log('warn', `${signal} again: exiting now`, {}),
+    exitCode: 128 + 15,
+    listen: !stop,
+  });
+  void stop?.then(() => signals.ask('stop'));
+  return signals.release;
 }

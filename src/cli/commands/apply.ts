@@ -10,7 +10,7 @@ import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
 import type { Plan } from '../../types.js';
 import type { Io } from '../io.js';
-import { stopOnSignals } from '../signals.js';
+import { stopOnSignals } from '../../util/signals.js';
 import { buildOptions, chosenEnvironment, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { deniedError, denialLines } from '../../run/guardrails.js';
 import { applyPlanned, makePlan, type Planned } from '../../run/pipeline.js';
@@ -158,7 +158,11 @@ async function execute(planned: Planned, opts: RunOptions, flags: ApplyFlags, io
     planned.windowsFresh = false;
   }
   const applying = progress(io, progressMode(io, opts.quiet || opts.debug), 'applying', changes);
-  const signals = stopOnSignals(io.err);
+  const signals = stopOnSignals({
+    first: (signal) => io.err(`${signal}: stopping after the writes in flight (again to exit at once)\n`),
+    again: (signal) => io.err(`${signal} again: exiting now\n`),
+    exitCode: 130,
+  });
   const result = await applyPlanned(planned, opts, 'apply', {
     onResult: applying.tick,
     stopping: signals.stopping,

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
-import { exportLive, type ExportTarget } from '../../adopt/export.js';
+import { exportLive, type ExportedDoc, type ExportTarget, type Skipped } from '../../adopt/export.js';
 import { forEnvironment, withVars } from '../../adopt/environments.js';
 import { makePortable, varsExample } from '../../adopt/portable.js';
 import { documentFiles, PROJECT_FILE, VARS_EXAMPLE_FILE } from '../../load/files.js';
@@ -9,7 +9,7 @@ import { errorCode, UserError } from '../../errors.js';
 import { renderers } from '../../report/formats.js';
 import { State } from '../../state/state.js';
 import type { Io } from '../io.js';
-import { buildOptions, type CommonFlags } from '../../run/options.js';
+import { buildOptions, type CommonFlags, type RunOptions } from '../../run/options.js';
 import { loadDocuments } from '../../run/check.js';
 import { makeClient } from '../../run/pipeline.js';
 import { platformProblem } from '../../run/reach.js';
@@ -32,26 +32,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 export async function exportCommand(dir: string | undefined, flags: ExportFlags, io: Io): Promise<number> {
   const opts = buildOptions(dir, flags, io);
-  const ids: ExportTarget[] = (flags.id ?? []).map((item) => {
-    const m = /^([A-Za-z]+)=(.+)$/.exec(item);
-    if (!m || !opts.registry.get(m[1]))
-      throw new UserError(
-        `--id takes KIND=ID with a known kind (${opts.registry.names().join(', ')}), not ${JSON.stringify(item)}`,
-      );
-    return { kind: m[1], id: m[2] };
-  });
-  // A portable export is a whole project's documents, whose variables only it knows: it goes into a directory of
-  // its own. (Documents already there would need the values of variables it is about to name.)
-  if (
-    flags.portable &&
-    existsSync(opts.dir) &&
-    (documentFiles(opts.dir, io.cwd).files.length || existsSync(join(opts.dir, VARS_EXAMPLE_FILE)))
-  ) {
-    throw new UserError(
-      `export --portable writes a whole project into a directory of its own; ${relative(io.cwd, opts.dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`,
-      { code: 'E_INPUT' },
-    );
-  }
+  const ids = idTargets(flags.id ?? [], opts.registry);
+  if (flags.portable) refuseFilledDirectory(opts.dir, io);
   // What the directory's documents already manage is left out: they must load (variables, validation) first.
   const managed = existsSync(opts.dir) ? loadDocuments(opts, io, { allowNone: true }).docs : [];
   const client = makeClient(opts, io);
@@ -68,63 +50,13 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
         warn: (m) => io.err(`${m}\n`),
         managed,
       });
-      const { skipped } = live;
-      // Into a directory whose tapedeck.yaml has environments, what ties a document to this one becomes a variable.
-      const perEnvironment = !flags.portable && Object.keys(opts.project?.environments ?? {}).length > 0;
-      const portable =
-        flags.portable || perEnvironment ? makePortable(opts.registry, live.docs, flags.project) : undefined;
-      const envExport =
-        perEnvironment && portable
-          ? forEnvironment(portable, opts.envName, opts.project?.environments?.[opts.envName]?.vars ?? {})
-          : undefined;
-      const docs = envExport?.docs ?? portable?.docs ?? live.docs;
-      for (const note of portable?.notes ?? []) io.err(`note: ${note}\n`);
-      const byKind = new Map<string, typeof docs>();
-      for (const d of docs) {
-        const base = opts.registry.get(d.kind)!.schema.replace('.schema.json', '');
-        byKind.set(base, [...(byKind.get(base) ?? []), d]);
-      }
-      mkdirSync(opts.dir, { recursive: true });
-      const written: string[] = [];
-      for (const [base, list] of byKind) {
-        const file = freeFile(opts.dir, base);
-        writeFileSync(join(opts.dir, file), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
-        written.push(file);
-      }
-      const added = Object.keys(envExport?.added ?? {});
-      if (envExport && added.length) {
-        const file = join(opts.dir, PROJECT_FILE);
-        writeFileSync(file, withVars(readFileSync(file, 'utf8'), opts.envName, envExport.added));
-      }
-      if (portable && !envExport) {
-        const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
-        writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
-      }
+      const shaped = shapeExport(opts, flags, live.docs);
+      for (const note of shaped.portable?.notes ?? []) io.err(`note: ${note}\n`);
+      const source = `${new URL(client.opts.baseUrl).origin}${flags.project ? `, project ${flags.project}` : ''}`;
+      const written = writeExport(opts, shaped, source);
       // Nothing new to record leaves the state as it was: its serial, and so every saved plan made against it, holds.
-      if (docs.length) await state.save();
-      const where = relative(io.cwd, opts.dir) || '.';
-      const lines = opts.quiet ? [] : skipped.map((s) => `${s.kind} ${s.id}: already managed by ${s.by}, skipped`);
-      const recorded = docs.length
-        ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}`
-        : '';
-      const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
-      const vars = added.length
-        ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})`
-        : '';
-      const only = envExport && docs.length ? `; each is marked environments: [${opts.envName}]` : '';
-      const needs =
-        portable && !envExport
-          ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}`
-          : '';
-      const message = `Exported ${plural(docs.length, 'resource')} into ${plural(byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.`;
-      const data = {
-        exported: docs.length,
-        files: written,
-        skipped: skipped.map((s) => ({ kind: s.kind, id: s.id, by: s.by })),
-        ...(portable && !envExport ? { variables: portable.vars.length } : {}),
-        ...(added.length ? { added_variables: added } : {}),
-      };
-      io.out(renderers[opts.format].outcome({ message, lines, data }));
+      if (shaped.docs.length) await state.save();
+      io.out(renderers[opts.format].outcome(exportOutcome(opts, io, shaped, written, live.skipped)));
       return 0;
     });
   } catch (e) {
@@ -134,4 +66,94 @@ export async function exportCommand(dir: string | undefined, flags: ExportFlags,
   } finally {
     await client.close();
   }
+}
+
+/** --id KIND=ID, each with a kind this tapedeck knows. */
+function idTargets(items: string[], registry: RunOptions['registry']): ExportTarget[] {
+  return items.map((item) => {
+    const m = /^([A-Za-z]+)=(.+)$/.exec(item);
+    if (!m || !registry.get(m[1]))
+      throw new UserError(
+        `--id takes KIND=ID with a known kind (${registry.names().join(', ')}), not ${JSON.stringify(item)}`,
+      );
+    return { kind: m[1], id: m[2] };
+  });
+}
+
+/** A portable export is a whole project's documents, whose variables only it knows: it goes into a directory of its
+ *  own. (Documents already there would need the values of variables it is about to name.) */
+function refuseFilledDirectory(dir: string, io: Io): void {
+  if (!existsSync(dir)) return;
+  if (!documentFiles(dir, io.cwd).files.length && !existsSync(join(dir, VARS_EXAMPLE_FILE))) return;
+  throw new UserError(
+    `export --portable writes a whole project into a directory of its own; ${relative(io.cwd, dir) || '.'} already holds documents or a ${VARS_EXAMPLE_FILE}`,
+    { code: 'E_INPUT' },
+  );
+}
+
+type Shaped = ReturnType<typeof shapeExport>;
+
+/** The documents as written: as read, portable (--portable), or for this environment (into a directory whose
+ *  tapedeck.yaml has environments, what ties a document to this one becomes a variable); by file base name. */
+function shapeExport(opts: RunOptions, flags: ExportFlags, read: ExportedDoc[]) {
+  const perEnvironment = !flags.portable && Object.keys(opts.project?.environments ?? {}).length > 0;
+  const portable = flags.portable || perEnvironment ? makePortable(opts.registry, read, flags.project) : undefined;
+  const envExport =
+    perEnvironment && portable
+      ? forEnvironment(portable, opts.envName, opts.project?.environments?.[opts.envName]?.vars ?? {})
+      : undefined;
+  const docs = envExport?.docs ?? portable?.docs ?? read;
+  const byKind = new Map<string, typeof docs>();
+  for (const d of docs) {
+    const base = opts.registry.get(d.kind)!.schema.replace('.schema.json', '');
+    byKind.set(base, [...(byKind.get(base) ?? []), d]);
+  }
+  return { portable, envExport, docs, byKind, added: Object.keys(envExport?.added ?? {}) };
+}
+
+/** One new file per kind (never one overwritten), the variables added to tapedeck.yaml, or the portable export's
+ *  example of its variables (its values from `source`). The files written. */
+function writeExport(opts: RunOptions, shaped: Shaped, source: string): string[] {
+  const { portable, envExport } = shaped;
+  mkdirSync(opts.dir, { recursive: true });
+  const written: string[] = [];
+  for (const [base, list] of shaped.byKind) {
+    const file = freeFile(opts.dir, base);
+    writeFileSync(join(opts.dir, file), list.map((d) => stringify(d, { lineWidth: 0 })).join('---\n'));
+    written.push(file);
+  }
+  if (envExport && shaped.added.length) {
+    const file = join(opts.dir, PROJECT_FILE);
+    writeFileSync(file, withVars(readFileSync(file, 'utf8'), opts.envName, envExport.added));
+  }
+  if (portable && !envExport) writeFileSync(join(opts.dir, VARS_EXAMPLE_FILE), varsExample(portable.vars, source));
+  return written;
+}
+
+/** What export says it did: one sentence, a line per skipped resource, and the same as data. */
+function exportOutcome(opts: RunOptions, io: Io, shaped: Shaped, written: string[], skipped: Skipped[]) {
+  const { docs, portable, envExport, added } = shaped;
+  const where = relative(io.cwd, opts.dir) || '.';
+  const lines = opts.quiet ? [] : skipped.map((s) => `${s.kind} ${s.id}: already managed by ${s.by}, skipped`);
+  const recorded = docs.length
+    ? `; recorded ${docs.length === 1 ? 'it' : 'them'} in ${opts.state.kind === 'file' ? relative(io.cwd, opts.state.path) : stateShown(opts, io)}`
+    : '';
+  const skips = skipped.length ? `; skipped ${skipped.length} that documents in ${where} already manage` : '';
+  const vars = added.length
+    ? `; added ${plural(added.length, 'variable')} to ${PROJECT_FILE} (environments.${opts.envName}.vars: ${added.join(', ')})`
+    : '';
+  const only = envExport && docs.length ? `; each is marked environments: [${opts.envName}]` : '';
+  const needs =
+    portable && !envExport
+      ? `; they need ${plural(portable.vars.length, 'variable')}, listed with their values here in ${join(where, VARS_EXAMPLE_FILE)}`
+      : '';
+  const message = `Exported ${plural(docs.length, 'resource')} into ${plural(shaped.byKind.size, 'file')} in ${where}${needs}${only}${vars}${recorded}${skips}.`;
+  const data = {
+    exported: docs.length,
+    files: written,
+    skipped: skipped.map((s) => ({ kind: s.kind, id: s.id, by: s.by })),
+    ...(portable && !envExport ? { variables: portable.vars.length } : {}),
+    ...(added.length ? { added_variables: added } : {}),
+  };
+  return { message, lines, data };
 }
