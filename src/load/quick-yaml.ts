@@ -31,6 +31,30 @@ const REFUSED_CHARACTERS = new RegExp(
 const DIFFERENT =
   /(?<=^|[ [{,:])[&*!?]|[\]}]\s*:|[{,]\s*[[{]|<<|\\(?:u[dD][89a-fA-F]|U)|[,"'[{\]}]#|(?<=^| )[|>][-+0-9]* *(?:#[^\n]*)?$/m;
 
+/** A line whose value is one quoted scalar closed on it (`key: '...'`, `- "..."`, or the scalar alone), maybe with a
+ *  comment after it: the quote starts a node there, so what lies between it and its closing quote is the scalar's
+ *  text to both readers (or, where the line continues a scalar begun above, that scalar's text). */
+const QUOTED_LINE = /^( *(?:- +)*(?:[A-Za-z_][\w.-]*: +)?)('(?:[^'\n]|'')*'|"(?:[^"\\\n]|\\.)*")( *(?: #[^\n]*)?)$/gm;
+
+/** What DIFFERENT takes for an indicator (a tag, an anchor, a flow indicator, a comment...); never a backslash, so
+ *  the escapes it looks for stay. */
+const INDICATOR = /[&*!?|>[\]{},#:<]/g;
+
+/** A quote where a scalar may start (a node's start, in block or flow context): on a line that is no QUOTED_LINE, it
+ *  may open a scalar over several lines, in which a later line would only look like one. */
+const MAY_OPEN_QUOTE = /(?:^|[ [{,:])['"]/m;
+
+/** `text` with the indicators inside its one-line quoted scalars made plain letters: CEL's `!` and `?` in a rule's
+ *  expression are text, and need not leave the file to `yaml`. Unchanged where a scalar may span lines. */
+const quotedTextHidden = (text: string) =>
+  MAY_OPEN_QUOTE.test(text.replace(QUOTED_LINE, ''))
+    ? text
+    : text.replace(
+        QUOTED_LINE,
+        (_, lead: string, quoted: string, tail: string) =>
+          lead + quoted[0] + quoted.slice(1, -1).replace(INDICATOR, '_') + quoted[quoted.length - 1] + tail,
+      );
+
 /** A character every match of DIFFERENT holds: most documents hold none, and one class is quick to search for. */
 const SUSPECT = /[&*!?[\]{}#|><\\]/;
 
@@ -72,7 +96,10 @@ const refuseWarning = () => unsupported('a warning');
 
 /** One document's text as js-yaml reads it, or Unsupported. */
 function readDocument(text: string): unknown {
-  if ((SUSPECT.test(text) && DIFFERENT.test(text)) || text.includes('__proto__'))
+  if (
+    (SUSPECT.test(text) && DIFFERENT.test(text) && DIFFERENT.test(quotedTextHidden(text))) ||
+    text.includes('__proto__')
+  )
     unsupported('a construct the readers may read differently');
   let value: unknown;
   try {

@@ -9,6 +9,7 @@
 import type { RuleVars } from './change.js';
 import {
   type Closure,
+  type Frame,
   equality,
   GIVE_UP,
   giveUp,
@@ -202,5 +203,12 @@ class Builder {
 export function direct(ast: unknown, fields: ReadonlySet<string>): ((vars: RuleVars) => unknown) | undefined {
   const root = new Builder(fields).build(ast, new Set());
   if (root === giveUp) return undefined;
-  return (vars) => root({ vars, scope: new Map(), steps: 0 });
+  // One frame for every evaluation of the expression (they never overlap: an evaluation runs to its end at once):
+  // no garbage per change. A loop's variables are taken out of its scope as the loop ends.
+  const frame: Frame = { vars: undefined as unknown as RuleVars, scope: new Map(), steps: 0 };
+  return (vars) => {
+    frame.vars = vars;
+    frame.steps = 0;
+    return root(frame);
+  };
 }

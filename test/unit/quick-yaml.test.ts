@@ -12,6 +12,7 @@ import { parseFile } from '../../src/load/load.js';
 import { nearestPos } from '../../src/validate/locate.js';
 import { yamlGenerator } from '../helpers/yaml-gen.js';
 import { quick, full } from '../helpers/yaml-readers.js';
+import { rulesText } from '../../bench/rules.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -86,6 +87,13 @@ describe('quick YAML reader', () => {
     ['an integer past the largest double', `a: ${'9'.repeat(400)}\n`],
     ['a key over 1000 characters (`yaml` refuses one over 1024)', `${'k'.repeat(1020)}: 1\n`],
   ])('refuses %s', (_, text) => expect(quick(text)).toBe('refused'));
+
+  it("reads a rules file as the bench writes it: CEL's `!` and `?` inside quoted scalars are text to both readers", () => {
+    const text = rulesText();
+    expect(text).toMatch(/ !has/);
+    expect(quick(text)).not.toBe('refused');
+    expect(quick(text)).toEqual(full(text));
+  });
 
   it.each([
     ['kind: Vod\nname: a\nspec:\n  name: plain\n', [true]],
