@@ -28,6 +28,8 @@ export interface AgentFlags {
   /** a token for --repo's https URL (git-auth.ts) */
   repoTokenFile?: string;
   logFormat?: string;
+  /** the environment variables the documents may read (`${env.NAME}`): the operator's only; none when not given */
+  documentEnv?: string[];
 }
 
 export interface AgentSettings {

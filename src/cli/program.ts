@@ -240,6 +240,11 @@ function addAgent(program: Command, { io, stop, done }: Wiring): void {
     )
     .option('--notify <url>', 'a notification URL (repeatable; visible in ps: prefer --notify-file)', collect)
     .option('--repo-token-file <file>', "a token for --repo's https URL, given to git by a credential helper")
+    .option(
+      '--document-env <name>',
+      'an environment variable the documents may read as ${env.NAME} (repeatable; default: none)',
+      collect,
+    )
     .option('--log-format <format>', 'text (default) or json: one object per line');
   for (const o of platformOptions()) agent.addOption(o);
   documentOptions(agent).action(async (flags) => {

@@ -15,6 +15,8 @@ export interface VarContext {
   secret?: (value: string) => void;
   /** the variables tapedeck.yaml names as credentials (token_env, a state URL's): refused as TAPEDECK_* are */
   credentials?: ReadonlySet<string>;
+  /** the only variables that may be read (the agent's --document-env); undefined: any but the credentials */
+  allowedEnv?: ReadonlySet<string>;
 }
 
 /** Values from the environment at least this long are also masked wherever they appear in output (shorter ones
@@ -30,7 +32,8 @@ const WHOLE = /^\$\{(var|env)\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
  */
 const OWN = /^(TAPEDECK_.*|PGPASSWORD)$/i;
 
-type Found = { found: true; value: unknown } | { found: false; kind?: 'var' | 'env' | 'own' };
+type Missing = 'var' | 'env' | 'own' | 'operator';
+type Found = { found: true; value: unknown } | { found: false; kind?: Missing };
 
 function lookup(expr: string, ctx: VarContext): Found {
   const m = /^(var|env)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expr);
@@ -41,6 +44,7 @@ function lookup(expr: string, ctx: VarContext): Found {
       ? { found: true, value: literal(ctx.vars[name]) }
       : { found: false, kind: 'var' };
   if (OWN.test(name) || ctx.credentials?.has(name)) return { found: false, kind: 'own' };
+  if (ctx.allowedEnv && !ctx.allowedEnv.has(name)) return { found: false, kind: 'operator' };
   return ctx.env[name] !== undefined ? { found: true, value: literal(ctx.env[name]) } : { found: false, kind: 'env' };
 }
 
@@ -52,9 +56,11 @@ function literal(v: unknown): unknown {
   return v;
 }
 
-function problem(expr: string, kind: 'var' | 'env' | 'own' | undefined): string {
+function problem(expr: string, kind: Missing | undefined): string {
   if (kind === 'var') return `undefined variable \${${expr}} (set it in the environment's vars, --var or --var-file)`;
   if (kind === 'env') return `environment variable ${expr.slice(4)} is not set (\${${expr}})`;
+  if (kind === 'operator')
+    return `\${${expr}} is not read by this agent: the variables documents may read are the operator's to name (--document-env ${expr.slice(4)})`;
   if (kind === 'own')
     return `\${${expr}} is refused: tapedeck's own credentials and settings (TAPEDECK_*, PGPASSWORD, and the variables tapedeck.yaml names for a token or a state URL) are never read into documents`;
   const near = meant(expr);

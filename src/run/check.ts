@@ -37,7 +37,8 @@ export function checkDocuments(opts: DocumentInputs, io: Io): Checked {
   const sources = selected.docs;
   const issues = [...loaded.issues.filter((i) => !varFile(i.file)), ...selected.issues];
   const credentials = credentialVariables(opts.project);
-  issues.push(...interpolateSources(sources, { vars: opts.vars, env: io.env, secret: io.secret, credentials }));
+  const ctx = { vars: opts.vars, env: io.env, secret: io.secret, credentials, allowedEnv: opts.documentEnv };
+  issues.push(...interpolateSources(sources, ctx));
   const { docs, issues: more } = validateDocuments(sources, opts.registry);
   issues.push(...more, ...referenceIssues(docs, sources));
   // Every check of the parsed values has run: from here on a document is its Document (its spec, its source for

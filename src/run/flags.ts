@@ -34,4 +34,6 @@ export interface CommonFlags extends BudgetFlags {
   now?: string;
   /** apply: write nothing when a window holds any change (default: apply what no window holds) */
   allOrNothing?: boolean;
+  /** the agent: the only environment variables documents may read (`${env.NAME}`); undefined (the CLI): any */
+  documentEnv?: string[];
 }

@@ -6,7 +6,16 @@ import type { RunOptions } from './options.js';
 /** Where the documents are and how they are read and checked: files, environment, variables, schemas, rules. */
 export type DocumentInputs = Pick<
   RunOptions,
-  'dir' | 'varFiles' | 'envName' | 'project' | 'projectSource' | 'vars' | 'registry' | 'issueFormat' | 'allow'
+  | 'dir'
+  | 'varFiles'
+  | 'envName'
+  | 'project'
+  | 'projectSource'
+  | 'vars'
+  | 'documentEnv'
+  | 'registry'
+  | 'issueFormat'
+  | 'allow'
 >;
 
 /** Where a budget's bucket is: beside the state, for this configuration and environment (run/budget-place.ts). */

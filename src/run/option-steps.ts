@@ -30,6 +30,7 @@ export function switches(f: CommonFlags, io: Io) {
     debug: !!f.debug,
     quiet: !!f.quiet,
     varFiles: (f.varFile ?? []).map((v) => resolve(io.cwd, v)),
+    documentEnv: f.documentEnv && new Set(f.documentEnv),
     allOrNothing: !!f.allOrNothing,
   };
 }

@@ -63,6 +63,8 @@ export interface RunOptions {
   vars: Record<string, unknown>;
   /** --var-file paths (absolute): variables, never read as documents even when they are below DIR */
   varFiles: string[];
+  /** the agent's --document-env: the only environment variables `${env.NAME}` reads; undefined (the CLI): any */
+  documentEnv?: ReadonlySet<string>;
   /** --target patterns; empty: the whole configuration */
   targets: string[];
   /** --refresh: `changed` reads only the documents whose desired values differ from the state's record */

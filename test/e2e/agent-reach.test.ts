@@ -154,3 +154,37 @@ describe('where the agent sends its token', () => {
     }
   });
 });
+
+describe("what the agent's machine gives the documents", () => {
+  // `${env.NAME}` reads the agent's own environment: a push could otherwise copy any secret of its machine (a cloud
+  // key, another service's token) into a value it sends to the platform. The operator names what may be read.
+  it('a document reads only the variables --document-env names; any other is a rejected commit, nothing sent', async () => {
+    emu = await emulator();
+    const repo = testRepo();
+    const secret = 'sk_live_9f8e7d6c5b4a';
+    repo.push({ 'platform/offers.yaml': [offer('a', '${env.REGION}')] });
+    const flags = ['--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--interval', '200ms'];
+    const a = await startAgent([...flags, '--auto-apply', '--document-env', 'REGION', '--debug'], {
+      cwd: tempDir(),
+      env: { REGION: 'eu', HOST_SECRET: secret },
+    });
+    try {
+      await until('offer eu', () => titles(emu!).includes('eu'));
+      const bad = repo.push({
+        'platform/offers.yaml': [offer('a', '${env.REGION}'), offer('b', '${env.HOST_SECRET}')],
+      });
+      const status = await until('the commit rejected', async () => {
+        const s = await a.status();
+        return s.rejected_commit === bad && s.last_error && s;
+      });
+      expect(status.last_error).toMatchObject({ code: 'E_VALIDATION' });
+      expect(status.last_error.message).toMatch(
+        /platform\/offers\.yaml:\d+:\d+: \$\{env\.HOST_SECRET\} is not read by this agent: the variables documents may read are the operator's to name \(--document-env HOST_SECRET\)/,
+      );
+      expect(titles(emu)).toEqual(['eu']);
+      expect(a.text()).not.toContain(secret);
+    } finally {
+      await a.stop();
+    }
+  });
+});

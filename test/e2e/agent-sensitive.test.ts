@@ -24,7 +24,19 @@ it('an invalid ${env.NAME} value is reported in the log and /status without its 
     'platform/offers.yaml': [{ kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A', offer_prices: [price] } }],
   });
   agent = await startAgent(
-    ['--repo', repo.bare, '--path', 'platform', '--base-url', emu.url, '--interval', '200ms', '--auto-apply'],
+    [
+      '--repo',
+      repo.bare,
+      '--path',
+      'platform',
+      '--base-url',
+      emu.url,
+      '--interval',
+      '200ms',
+      '--auto-apply',
+      '--document-env',
+      'PERIOD',
+    ],
     { cwd: tempDir(), env: { PERIOD: secret } },
   );
   const status = await until('the commit rejected', async () => {

@@ -122,6 +122,8 @@ async function runAgent(
     var: flags.var,
     varFile: flags.varFile?.map(abs),
     recreateMissing: flags.recreateMissing,
+    // What a push may read of the agent's machine is the operator's to name: none unless --document-env names it.
+    documentEnv: flags.documentEnv ?? [],
   };
   const work = mkdtempSync(join(tmpdir(), 'tapedeck-agent-'));
   const stops: (() => void)[] = [];
