@@ -38,6 +38,20 @@ const MIN_RATE = 1;
 export const PROBE_RPS = 1;
 /** How soon every holder asks again while the fleet probes (the answer comes within a round trip to the platform). */
 export const PROBE_RENEW_MS = 200;
+/**
+ * Each holder renews up to this share of a lease early, by its id: processes started together would otherwise renew
+ * in step for ever, and n compare-and-sets at one moment cost n(n+1)/2 round trips (pg-store.ts).
+ */
+const SPREAD = 0.25;
+/** How far after the first renewal of the others a holder held back asks again, at most (spread by its id). */
+const REASK_SPREAD_MS = 200;
+
+/** Where the holder `id` falls in [0, 1): the same for one holder at every lease, spread evenly over holders. */
+export function spreadOf(id: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+  return (h % 1024) / 1024;
+}
 
 export type Role = 'apply' | 'agent' | 'plan';
 /** The weights of the roles when the project file gives none: an apply is never starved by a crowd of plans. */
@@ -222,14 +236,15 @@ export function allocate(
   const firstRenewal = Math.min(...others.map((h) => h.until - MARGIN_MS - now));
   // A slow holder renews less often: about one round trip per REQUESTS_PER_LEASE requests.
   const due = Number.isFinite(rate) && rate > 0 ? (REQUESTS_PER_LEASE * 1000) / rate : 0;
-  const steady = Math.min(RENEW_MAX_MS, Math.max(leaseMs - MARGIN_MS, due));
+  const spread = spreadOf(ask.id);
+  const steady = Math.min(RENEW_MAX_MS, Math.max(leaseMs - MARGIN_MS, due)) * (1 - SPREAD * spread);
   const probe = probing(doc, [...others, me]);
   const renewInMs = pausedMs
     ? pausedMs
     : probe
-      ? PROBE_RENEW_MS
+      ? PROBE_RENEW_MS * (1 - SPREAD * spread)
       : shortOf && others.length
-        ? Math.min(steady, Math.max(100, firstRenewal + 50))
+        ? Math.min(steady, Math.max(100, firstRenewal + 50 + REASK_SPREAD_MS * spread))
         : steady;
   const forMs = renewInMs + MARGIN_MS;
   doc.holders[ask.id] = {

@@ -15,7 +15,10 @@ import type { BudgetStore } from './gate.js';
 const MISSING = /\((42P01|3F000)\)$/;
 /** A lease not answered within this counts as the database unreachable (the process falls back, gate.ts). */
 const QUERY_MS = 2000;
-const ATTEMPTS = 5;
+/** Compare-and-sets lost in a row before the store counts as unreachable: more than the processes that start together. */
+const ATTEMPTS = 12;
+/** What a release is answered (no lease). */
+const released: Grant = { rate: 0, forMs: 0, renewInMs: 0, generation: 0, ceiling: Infinity, weights: 0, pausedMs: 0 };
 
 type Row = { written: string | null; current: { version: number; document: unknown } | null; now: number };
 
@@ -72,6 +75,7 @@ export class PgBudgetStore implements BudgetStore {
    * returns it (and the database's clock) for the second; where the table is not made yet, it is made (migrations).
    */
   private async leaseOnce(ask: LeaseAsk): Promise<Grant> {
+    if (ask.release && this.ready) return this.release(ask);
     if (!this.ready) {
       try {
         return await this.casLoop(ask, { version: 0 });
@@ -101,6 +105,22 @@ export class PgBudgetStore implements BudgetStore {
         : { version: 0 };
     }
     throw new UserError(`${ATTEMPTS} processes wrote the budget's row first, one after the other`);
+  }
+
+  /**
+   * A release removes the holder in the statement itself, whatever the row's version: no compare-and-set to lose
+   * (processes that end together would otherwise cost n(n+1)/2 round trips). What the release could report (a 429
+   * seen last) is not told; the lease's own end would not tell it either.
+   */
+  private async release(ask: LeaseAsk): Promise<Grant> {
+    this.roundTrips++;
+    await this.db.query(
+      'releasing the budget',
+      `UPDATE ${this.db.t.budgets} SET version = version + 1, document = (document::jsonb #- ARRAY['holders', $2])::json, updated_at = now() WHERE origin = $1`,
+      [this.origin, ask.id],
+    );
+    this.cached = undefined;
+    return released;
   }
 
   /** The compare-and-set: written (the new version), or the row as another process left it. */

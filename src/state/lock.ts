@@ -13,7 +13,6 @@ import {
   openSync,
   readlinkSync,
   type Stats,
-  renameSync,
   unlinkSync,
   utimesSync,
   writeSync,
@@ -24,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 import { readBounded } from '../util/files.js';
+import { moveStaleAside } from '../util/lock-aside.js';
 import { startedAt, thisProcess, type ProcessIdentity } from './process-identity.js';
 
 /** Who holds a lock; one written by an older tapedeck names only the host, the pid and since. */
@@ -124,27 +124,14 @@ function tryCreate(path: string, me: LockHolder): boolean {
   }
 }
 
-/** Moves a stale lock aside (a rename, so only one of several takers wins), then it can be taken. */
+/** Moves a stale lock aside (util/lock-aside.ts: only that very file, judged again once moved), then it can be taken. */
 function takeOverStale(path: string, found: Found): boolean {
   if (!stale(found)) return false;
-  const aside = `${path}.stale.${process.pid}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return true; // someone else moved it first: just try again
-  }
-  const moved = look(aside);
-  if (moved && (moved.ino !== found.ino || !stale(moved))) {
-    // Not the stale lock any more (a live process took it in between): put it back where it was.
-    try {
-      renameSync(aside, path);
-    } catch {
-      /* it is gone: nothing to restore */
-    }
-    return false;
-  }
-  unlinkSync(aside);
-  return true;
+  // Not the stale lock any more when a live process took it in between: then it is put back where it was.
+  return moveStaleAside(path, (aside) => {
+    const moved = look(aside);
+    return !moved || (moved.ino === found.ino && stale(moved));
+  });
 }
 
 function holderShown(h: LockHolder): string {

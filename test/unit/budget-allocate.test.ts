@@ -14,21 +14,9 @@ import {
   type LeaseAsk,
 } from '../../src/budget/allocate.js';
 import { fallbackRate } from '../../src/budget/gate.js';
+import { leaseAsk } from '../helpers/budget.js';
 
-const ask = (id: string, extra: Partial<LeaseAsk> = {}): LeaseAsk => ({
-  id,
-  host: 'h',
-  pid: 1,
-  role: 'plan',
-  configuration: 'c',
-  environment: 'e',
-  weight: 1,
-  want: null,
-  used: 0,
-  waited_ms: 0,
-  max_rps: 100,
-  ...extra,
-});
+const ask = (id: string, extra: Partial<LeaseAsk> = {}) => leaseAsk(id, { max_rps: 100, ...extra });
 const total = (doc: BucketDoc) => Object.values(doc.holders).reduce((s, h) => s + (h.rate ?? Infinity), 0);
 
 describe('the ceiling', () => {
@@ -90,6 +78,17 @@ describe('grants', () => {
     const later = allocate(b.doc, ask('b'), LEASE_MS + 1);
     expect(Object.keys(later.doc.holders)).toEqual(['b']);
     expect(later.grant.rate).toBeCloseTo(95);
+  });
+
+  it('renewals are spread by holder: processes granted together do not renew in step (each would cost a CAS)', () => {
+    let doc: BucketDoc | undefined;
+    const due = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((id) => {
+      const r = allocate(doc, ask(id, { max_rps: 10_000 }), 0);
+      doc = r.doc;
+      return r.grant.renewInMs;
+    });
+    expect(new Set(due.map(Math.round)).size).toBeGreaterThan(4);
+    for (const ms of due) expect(ms).toBeGreaterThanOrEqual(0.75 * (LEASE_MS - 1000));
   });
 
   it('a release ends the lease at once', () => {

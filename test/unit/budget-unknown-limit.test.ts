@@ -12,20 +12,9 @@ import {
   type Grant,
   type LeaseAsk,
 } from '../../src/budget/allocate.js';
+import { leaseAsk } from '../helpers/budget.js';
 
-const ask = (id: string, extra: Partial<LeaseAsk> = {}): LeaseAsk => ({
-  id,
-  host: 'h',
-  pid: 1,
-  role: 'plan',
-  configuration: 'c',
-  environment: 'e',
-  weight: 1,
-  want: null,
-  used: 0,
-  waited_ms: 0,
-  ...extra,
-});
+const ask = leaseAsk;
 const share = { share: 0.5 };
 
 type Step = { at: number; ask: LeaseAsk };

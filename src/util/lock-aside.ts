@@ -1,0 +1,44 @@
+// Taking over a lock file judged stale, when several processes may judge it at once. Removing the path judged is
+// not safe: another taker may have removed the stale file and made its own fresh lock there in between, and that
+// one would go. So the file is first moved aside (a rename: of several takers only one moves any one file), the file
+// moved is judged again, and put back when it is not the stale one (a fresh lock, taken in between).
+import { linkSync, renameSync, rmSync } from 'node:fs';
+
+/**
+ * Moves the lock file at `path` aside, deletes it when `theStaleOne(aside)` says the file moved is the one judged
+ * stale, and else puts it back. Returns whether the lock may be tried again at once (the stale one is gone, or
+ * another taker moved it first); false when a live holder's lock was found (and put back).
+ */
+export function moveStaleAside(path: string, theStaleOne: (aside: string) => boolean): boolean {
+  const aside = `${path}.stale.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return true; // someone else moved it first: just try again
+  }
+  if (theStaleOne(aside)) {
+    rmSync(aside, { force: true });
+    return true;
+  }
+  putBack(aside, path);
+  return false;
+}
+
+/** A live holder's lock moved aside by mistake, back in its place, unless a third taker made one there meanwhile. */
+function putBack(aside: string, path: string): void {
+  try {
+    // A link never replaces a lock made in between (its holder keeps it; the one moved finds it is not its own).
+    linkSync(aside, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') {
+      try {
+        renameSync(aside, path); // a file system without hard links
+        return;
+      } catch {
+        /* gone: nothing to put back */
+      }
+    }
+  }
+  rmSync(aside, { force: true });
+}

@@ -1,0 +1,81 @@
+// The file bucket's lock (src/budget/lock-file.ts, through file-store.ts), on real files: a lock file a crashed
+// holder left is taken over; one that another taker made fresh after removing that stale one is not, even by a
+// process that had judged the old one stale (two processes both deciding a lock is stale used to remove each other's
+// fresh lock, and then both held it); a holder whose lock was taken over writes nothing and removes nothing of the
+// other's.
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileBudgetStore } from '../../src/budget/file-store.js';
+import { leaseAsk } from '../helpers/budget.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const ask = leaseAsk('a', { max_rps: 100 });
+
+/** A bucket file's path in a directory of its own, and a lock file a crashed holder left there 10 s ago. */
+function staleLock(): { bucket: string; lock: string } {
+  const dir = tempDir();
+  mkdirSync(dir, { recursive: true });
+  const bucket = join(dir, 'budget-x.json');
+  const lock = `${bucket}.lock`;
+  writeFileSync(lock, 'crashed-holder');
+  const old = new Date(Date.now() - 10_000);
+  utimesSync(lock, old, old);
+  return { bucket, lock };
+}
+
+/** Another taker: it removes the stale lock and takes its own, fresh, as a second process would. */
+function anotherTakes(lock: string): void {
+  unlinkSync(lock);
+  writeFileSync(lock, 'other-taker', { flag: 'wx' });
+}
+
+describe('the file bucket lock', () => {
+  it('a lock file a crashed holder left is taken over, and released after the lease', async () => {
+    const { bucket, lock } = staleLock();
+    const grant = await new FileBudgetStore(bucket).lease(ask);
+    expect(grant.rate).toBeCloseTo(95);
+    expect(existsSync(lock)).toBe(false);
+    expect(JSON.parse(readFileSync(bucket, 'utf8')).holders.a.rate).toBeCloseTo(95);
+  });
+
+  it('judged stale, but taken fresh by another meanwhile: that lock is not removed, and waited for', async () => {
+    const { bucket, lock } = staleLock();
+    let acted = false;
+    const store = new FileBudgetStore(bucket, {
+      judgedStale: () => {
+        if (!acted) anotherTakes(lock);
+        acted = true;
+      },
+    });
+    // The other holds its lock throughout: this lease waits for it, and gives up without having written.
+    await expect(store.lease(ask)).rejects.toThrow(/held for over/);
+    expect(acted).toBe(true);
+    expect(readFileSync(lock, 'utf8')).toBe('other-taker');
+    expect(existsSync(bucket)).toBe(false);
+  });
+
+  it('released by the other meanwhile: the lease goes through once it is free', async () => {
+    const { bucket, lock } = staleLock();
+    let acted = false;
+    const store = new FileBudgetStore(bucket, {
+      judgedStale: () => {
+        if (acted) return;
+        acted = true;
+        anotherTakes(lock);
+        setTimeout(() => rmSync(lock, { force: true }), 50);
+      },
+    });
+    expect((await store.lease(ask)).rate).toBeCloseTo(95);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('a holder whose lock was taken over before it wrote (it stalled) writes nothing, and leaves the lock be', async () => {
+    const { bucket, lock } = staleLock();
+    rmSync(lock);
+    const store = new FileBudgetStore(bucket, { beforeWrite: () => !existsSync(bucket) && anotherTakes(lock) });
+    await expect(store.lease(ask)).rejects.toThrow(/held for over/);
+    expect(readFileSync(lock, 'utf8')).toBe('other-taker');
+    expect(existsSync(bucket)).toBe(false);
+  });
+});
