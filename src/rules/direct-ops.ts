@@ -31,7 +31,7 @@ export const SAME_SIMPLE = new Set(['string', 'bigint', 'boolean']);
 const INT_MAX = 2n ** 63n - 1n;
 const INT_MIN = -(2n ** 63n);
 /** An int out of int64's range is an error wherever cel-js's meter sees it (any node's value but a literal's). */
-export const int64 = (v: unknown) => (typeof v === 'bigint' && (v > INT_MAX || v < INT_MIN) ? GIVE_UP : v);
+export const int64 = (v: unknown) => (typeof v !== 'bigint' || (v <= INT_MAX && v >= INT_MIN) ? v : GIVE_UP);
 
 /** `of.key`: a change's field (its getters make `before` and `after` when first read), or a plain map's key. */
 export function select(of: unknown, key: string, fields: ReadonlySet<string>): unknown {
