@@ -4,9 +4,10 @@
 // by its token and its time). The holder checks the lock is still its own right before it writes, and removes only
 // its own: a holder stalled past STALE_LOCK_MS finds the lock taken over, writes nothing, and asks again.
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readBounded } from '../util/files.js';
 import { moveStaleAside } from '../util/lock-aside.js';
 
 /** A lock file older than this is a crashed holder's: a live one holds it for one read and one write. */
@@ -35,12 +36,17 @@ interface Found {
 }
 
 function look(path: string): Found | undefined {
+  let found: Found;
   try {
-    const { mtimeMs } = statSync(path);
-    return { token: readFileSync(path, 'utf8'), mtimeMs };
-  } catch {
-    return undefined; // gone meanwhile
+    const st = lstatSync(path); // the lock file itself: a link there is nobody's lock, and is not followed
+    if (st.isSymbolicLink())
+      throw new Error(`the lock file ${path} is a symbolic link, which tapedeck never makes: remove it`);
+    found = { token: readBounded(path, 256)?.toString('utf8') ?? '', mtimeMs: st.mtimeMs };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // gone meanwhile
+    throw e;
   }
+  return found;
 }
 
 /** Whether the lock file was made now with `token` in it (false: another holds it). */

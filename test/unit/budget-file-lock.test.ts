@@ -3,7 +3,18 @@
 // process that had judged the old one stale (two processes both deciding a lock is stale used to remove each other's
 // fresh lock, and then both held it); a holder whose lock was taken over writes nothing and removes nothing of the
 // other's.
-import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileBudgetStore } from '../../src/budget/file-store.js';
@@ -77,5 +88,15 @@ describe('the file bucket lock', () => {
     await expect(store.lease(ask)).rejects.toThrow(/held for over/);
     expect(readFileSync(lock, 'utf8')).toBe('other-taker');
     expect(existsSync(bucket)).toBe(false);
+  });
+
+  it('a lock file that is a symbolic link is refused as such: neither followed, waited for nor taken over', async () => {
+    const { bucket, lock } = staleLock();
+    const target = `${lock}.target`;
+    renameSync(lock, target);
+    symlinkSync(target, lock);
+    await expect(new FileBudgetStore(bucket).lease(ask)).rejects.toThrow(/is a symbolic link.*remove it/);
+    expect(lstatSync(lock).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('crashed-holder');
   });
 });
