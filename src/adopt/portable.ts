@@ -150,32 +150,8 @@ export function makePortable(registry: Registry, exported: ExportedDoc[], projec
   // Exported resources by kind and id: what a reference can name.
   const byId = new Map<string, string>();
   for (const d of exported) if (d.id) byId.set(`${d.kind} ${d.id}`, address(d));
-  const graph = new Map<string, Set<string>>();
 
-  const rewrite: Visit = (ref, value, site) => {
-    const known = plain.get(value);
-    if (known) return vars.name(known, value, site);
-    const kinds = ref.includes('*') ? registry.names() : ref.filter((r) => registry.get(r));
-    for (const kind of kinds) {
-      const target = byId.get(`${kind} ${value}`);
-      if (!target) continue;
-      // A reference that closes a cycle could never be applied (each waits for the other's id): a variable instead.
-      if (reaches(graph, target, site.address)) {
-        notes.push(
-          `${site.address} ${site.path} refers to ${target}, which refers back to it: written as a variable (set it once ${target} exists, then apply again)`,
-        );
-        break;
-      }
-      graph.set(site.address, (graph.get(site.address) ?? new Set()).add(target));
-      return `\${${target}.id}`;
-    }
-    if (!ref.length)
-      notes.push(
-        `${site.address} ${site.path}: ${JSON.stringify(value)} is not a key of a known form; written as a variable`,
-      );
-    const what = ref.find((r) => r !== '*' && !registry.get(r)) ?? (kinds.length === 1 ? kinds[0] : 'resource');
-    return vars.name(what, value, site);
-  };
+  const rewrite = referenceRewriter(registry, { plain, byId, vars, notes });
 
   const docs = exported.map((d) => {
     const k = registry.get(d.kind)!;
@@ -192,6 +168,42 @@ export function makePortable(registry: Registry, exported: ExportedDoc[], projec
     };
   });
   return { docs, vars: vars.all(), notes };
+}
+
+/**
+ * A reference's rewriting: a project's or the organization's id is its variable; an id of an exported resource is a
+ * reference to it (`${Kind/name.id}`), unless that closes a cycle (each would wait for the other's id); any other
+ * is a variable named for what it names. `notes` says where a variable stands for what could not be referenced.
+ */
+function referenceRewriter(
+  registry: Registry,
+  known: { plain: Map<string, string>; byId: Map<string, string>; vars: Variables; notes: string[] },
+): Visit {
+  const { plain, byId, vars, notes } = known;
+  const graph = new Map<string, Set<string>>();
+  return (ref, value, site) => {
+    const named = plain.get(value);
+    if (named) return vars.name(named, value, site);
+    const kinds = ref.includes('*') ? registry.names() : ref.filter((r) => registry.get(r));
+    for (const kind of kinds) {
+      const target = byId.get(`${kind} ${value}`);
+      if (!target) continue;
+      if (reaches(graph, target, site.address)) {
+        notes.push(
+          `${site.address} ${site.path} refers to ${target}, which refers back to it: written as a variable (set it once ${target} exists, then apply again)`,
+        );
+        break;
+      }
+      graph.set(site.address, (graph.get(site.address) ?? new Set()).add(target));
+      return `\${${target}.id}`;
+    }
+    if (!ref.length)
+      notes.push(
+        `${site.address} ${site.path}: ${JSON.stringify(value)} is not a key of a known form; written as a variable`,
+      );
+    const what = ref.find((r) => r !== '*' && !registry.get(r)) ?? (kinds.length === 1 ? kinds[0] : 'resource');
+    return vars.name(what, value, site);
+  };
 }
 
 /** What a variable names, in words: `the project`, `asset id`, `ContentType id`. */

@@ -51,34 +51,7 @@ export function notifications(
     told.failure = r.error ?? '';
     return events;
   }
-  if (r.applied && r.applied.applied > 0) {
-    events.push({
-      ...base,
-      event: 'applied',
-      summary: r.applied,
-      text:
-        `tapedeck ${named}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: ` +
-        listed(r.changes ?? []),
-    });
-    told.drift = '';
-  } else if (r.changes?.length && !r.applied) {
-    const fingerprint = `${r.commit} ${listed(r.changes)}`;
-    const n = r.changes.length;
-    if (fingerprint !== told.drift) {
-      events.push({
-        ...base,
-        event: 'drift',
-        summary: r.summary,
-        changes: r.changes.slice(0, 100),
-        text:
-          `tapedeck ${named}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} ` +
-          `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
-      });
-    }
-    told.drift = fingerprint;
-  } else if (r.summary) {
-    told.drift = '';
-  }
+  events.push(...changesEvent(r, base, told, named));
   if (r.result === 'failed') {
     if (r.error !== told.failure)
       events.push({
@@ -94,6 +67,45 @@ export function notifications(
     told.failure = '';
   }
   return events;
+}
+
+type Base = { environment: string; commit: string | undefined; sync_status?: Sync['status']; tip?: string };
+
+/** What the run changed (applied) or found different (drift, told once for the same changes at the same commit). */
+function changesEvent(r: RunReport, base: Base, told: { drift: string }, named: string): AgentEvent[] {
+  if (r.applied && r.applied.applied > 0) {
+    told.drift = '';
+    return [
+      {
+        ...base,
+        event: 'applied',
+        summary: r.applied,
+        text:
+          `tapedeck ${named}: applied ${counted(r.applied.applied, 'change')} from commit ${short(r.commit)}: ` +
+          listed(r.changes ?? []),
+      },
+    ];
+  }
+  if (r.changes?.length && !r.applied) {
+    const fingerprint = `${r.commit} ${listed(r.changes)}`;
+    const n = r.changes.length;
+    const toldBefore = told.drift;
+    told.drift = fingerprint;
+    if (fingerprint === toldBefore) return [];
+    return [
+      {
+        ...base,
+        event: 'drift',
+        summary: r.summary,
+        changes: r.changes.slice(0, 100),
+        text:
+          `tapedeck ${named}: ${counted(n, 'resource')} ${n === 1 ? 'differs' : 'differ'} ` +
+          `from commit ${short(r.commit)} (not applied: the agent only reports): ${listed(r.changes)}`,
+      },
+    ];
+  }
+  if (r.summary) told.drift = '';
+  return [];
 }
 
 /** Changes a window holds back: told once for the same set, again when it changes; nothing when none is held. */

@@ -42,13 +42,16 @@ type Labels = Record<string, string>;
  */
 function families(registry: Registry, per: string[]) {
   const registers = [registry];
+  const counter = (name: string, help: string, more: string[] = []) =>
+    new Counter({ name, help, labelNames: [...per, ...more], registers });
+  const gauge = (name: string, help: string, more: string[] = []) =>
+    new Gauge({ name, help, labelNames: [...per, ...more], registers });
   return {
-    runs: new Counter({
-      name: 'tapedeck_agent_runs_total',
-      help: 'Reconcile runs by result: success, failed (platform or state), invalid (a commit that failed its checks)',
-      labelNames: [...per, 'result'],
-      registers,
-    }),
+    runs: counter(
+      'tapedeck_agent_runs_total',
+      'Reconcile runs by result: success, failed (platform or state), invalid (a commit that failed its checks)',
+      ['result'],
+    ),
     duration: new Histogram({
       name: 'tapedeck_agent_run_duration_seconds',
       help: 'Duration of reconcile runs',
@@ -56,72 +59,44 @@ function families(registry: Registry, per: string[]) {
       labelNames: per,
       registers,
     }),
-    lastSuccess: new Gauge({
-      name: 'tapedeck_agent_last_success_timestamp_seconds',
-      help: 'When the last successful run ended (Unix time)',
-      labelNames: per,
-      registers,
-    }),
-    syncInfo: new Gauge({
-      name: 'tapedeck_agent_sync_info',
-      help: 'Always 1, on one series: the commit reconciled, the branch tip, and status synced, out_of_sync, rejected (the tip failed its checks; until a newer commit is applied) or failed',
-      labelNames: [...per, 'commit', 'tip', 'status'],
-      registers,
-    }),
-    drifted: new Gauge({
-      name: 'tapedeck_agent_resources_drifted',
-      help: 'Resources that differ from the repository after the last run (with --auto-apply, what it applied is not counted)',
-      labelNames: per,
-      registers,
-    }),
-    corrected: new Counter({
-      name: 'tapedeck_agent_corrections_total',
-      help: 'Resources changed outside tapedeck (drift found by a full run) that an apply put back',
-      labelNames: per,
-      registers,
-    }),
-    applied: new Counter({
-      name: 'tapedeck_agent_changes_applied_total',
-      help: 'Changes applied to the platform',
-      labelNames: per,
-      registers,
-    }),
-    requests: new Counter({
-      name: 'tapedeck_agent_requests_total',
-      help: 'Requests sent to the platform, by kind (read, write)',
-      labelNames: [...per, 'kind'],
-      registers,
-    }),
-    throttled: new Counter({
-      name: 'tapedeck_agent_throttled_requests_total',
-      help: 'Requests the platform refused with 429',
-      labelNames: per,
-      registers,
-    }),
-    lockHeld: new Gauge({
-      name: 'tapedeck_agent_lock_held',
-      help: '1 when this agent holds the state lock (the one that reconciles), else 0',
-      labelNames: per,
-      registers,
-    }),
-    budgetShare: new Gauge({
-      name: 'tapedeck_agent_budget_share_requests_per_second',
-      help: "The requests per second the last run held of the fleet's API budget (+Inf: nothing limited it; 0 without a budget)",
-      labelNames: per,
-      registers,
-    }),
-    budgetWait: new Counter({
-      name: 'tapedeck_agent_budget_wait_seconds_total',
-      help: "Time runs waited on the fleet's API budget before sending a request",
-      labelNames: per,
-      registers,
-    }),
-    heldChanges: new Gauge({
-      name: 'tapedeck_agent_changes_held',
-      help: 'Changes a change window holds back after the last run (applied in the first run after it closes)',
-      labelNames: per,
-      registers,
-    }),
+    lastSuccess: gauge(
+      'tapedeck_agent_last_success_timestamp_seconds',
+      'When the last successful run ended (Unix time)',
+    ),
+    syncInfo: gauge(
+      'tapedeck_agent_sync_info',
+      'Always 1, on one series: the commit reconciled, the branch tip, and status synced, out_of_sync, rejected (the tip failed its checks; until a newer commit is applied) or failed',
+      ['commit', 'tip', 'status'],
+    ),
+    drifted: gauge(
+      'tapedeck_agent_resources_drifted',
+      'Resources that differ from the repository after the last run (with --auto-apply, what it applied is not counted)',
+    ),
+    corrected: counter(
+      'tapedeck_agent_corrections_total',
+      'Resources changed outside tapedeck (drift found by a full run) that an apply put back',
+    ),
+    applied: counter('tapedeck_agent_changes_applied_total', 'Changes applied to the platform'),
+    requests: counter('tapedeck_agent_requests_total', 'Requests sent to the platform, by kind (read, write)', [
+      'kind',
+    ]),
+    throttled: counter('tapedeck_agent_throttled_requests_total', 'Requests the platform refused with 429'),
+    lockHeld: gauge(
+      'tapedeck_agent_lock_held',
+      '1 when this agent holds the state lock (the one that reconciles), else 0',
+    ),
+    budgetShare: gauge(
+      'tapedeck_agent_budget_share_requests_per_second',
+      "The requests per second the last run held of the fleet's API budget (+Inf: nothing limited it; 0 without a budget)",
+    ),
+    budgetWait: counter(
+      'tapedeck_agent_budget_wait_seconds_total',
+      "Time runs waited on the fleet's API budget before sending a request",
+    ),
+    heldChanges: gauge(
+      'tapedeck_agent_changes_held',
+      'Changes a change window holds back after the last run (applied in the first run after it closes)',
+    ),
   };
 }
 

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { ApiError, errorCode, errorLine, Reported, UserError, type ErrorCode } from '../errors.js';
 import { checkConfiguration } from '../run/check.js';
 import { buildOptions, type CommonFlags, type RunOptions } from '../run/options.js';
-import { applyPlanned, makePlan } from '../run/pipeline.js';
+import { applyPlanned, makePlan, type Planned } from '../run/pipeline.js';
 import { formatIssue } from '../report/text.js';
 import type { StateBackend } from '../state/backend.js';
 import { State } from '../state/state.js';
-import type { Io, Plan } from '../types.js';
+import type { Change, Io, Plan } from '../types.js';
 import { counted } from './events.js';
 import type { CommitSource } from './git.js';
 import { movedSettings, type Pinned } from './pinned.js';
@@ -103,36 +103,9 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
     details,
     requests: { reads: 0, writes: 0, throttled: 0 },
   };
-  const { commits, checkout } = input;
   try {
-    const head = await checkout.fetch();
-    report.tip = head;
-    if (head !== commits.good && head !== commits.rejected) {
-      await checkout.checkout(head);
-      const problem = await problems(input, io, details);
-      if (problem) {
-        commits.rejected = head;
-        if (commits.good) await checkout.checkout(commits.good);
-        return {
-          ...report,
-          result: 'invalid',
-          rejected: head,
-          commit: commits.good,
-          error: `commit ${head.slice(0, 12)} was not applied: ${problem.message}`,
-          errorCode: problem.code,
-        };
-      }
-      commits.good = head;
-      commits.rejected = undefined;
-    }
-    if (!commits.good)
-      return {
-        ...report,
-        result: 'invalid',
-        error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)`,
-        errorCode: 'E_VALIDATION',
-      };
-    report.commit = commits.good;
+    const refused = await followBranch(input, io, details, report);
+    if (refused) return refused;
     const opts = runOptions(input, io);
     // The documents were checked when the commit arrived; the token, variables from the environment and the
     // platform may have changed since, so every run loads and checks them again, as `plan` does.
@@ -148,30 +121,8 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       // A commit can stop the agent writing (agent.auto_apply: false), never make it write: the operator's flag
       // bounds it, and the schema refuses true.
       report.autoApply = input.autoApply && opts.project?.agent?.auto_apply !== false;
-      if (report.autoApply && report.changes.length) {
-        const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
-        report.applied = result.summary;
-        const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));
-        report.remaining = changes.filter((c) => !applied.has(c.address)).length;
-        report.corrected = changes.filter((c) => applied.has(c.address) && c.drift?.length).length;
-        // A change a window holds waits for it, as planned: not a failure.
-        report.failures = result.results
-          .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
-          .map((r) => ({
-            address: r.address,
-            outcome: r.outcome,
-            ...(r.error ? { error: r.error } : {}),
-            ...(r.error_code ? { error_code: r.error_code } : {}),
-          }));
-        report.held = heldOf(plan);
-        if (report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) {
-          const [first] = report.failures;
-          const why = first.error ?? first.outcome;
-          report.error = `${counted(report.failures.length, 'change')} not applied; first: ${first.address}: ${why}`;
-          report.errorCode = first.error_code ?? (first.outcome === 'skipped' ? 'E_NOT_SENT' : 'E_API');
-          return report;
-        }
-      }
+      if (report.autoApply && report.changes.length && !(await applyReported(planned, opts, input, report, changes)))
+        return report;
     } finally {
       report.requests = { ...planned.client.counts };
       const budget = planned.client.budgetReport();
@@ -190,4 +141,78 @@ export async function reconcile(input: RunInput): Promise<RunReport> {
       return { ...report, error: errorLine(e), errorCode: errorCode(e) };
     throw e;
   }
+}
+
+/**
+ * The branch's tip fetched and, when new, checked: a commit that passes becomes the good one, one that does not is
+ * rejected (the good one checked out again). The report that ends the run here (a rejected commit, or none good
+ * yet), or undefined: the good commit is checked out and the run goes on.
+ */
+async function followBranch(
+  input: RunInput,
+  io: Io,
+  details: string[],
+  report: RunReport,
+): Promise<RunReport | undefined> {
+  const { commits, checkout } = input;
+  const head = await checkout.fetch();
+  report.tip = head;
+  if (head !== commits.good && head !== commits.rejected) {
+    await checkout.checkout(head);
+    const problem = await problems(input, io, details);
+    if (problem) {
+      commits.rejected = head;
+      if (commits.good) await checkout.checkout(commits.good);
+      return {
+        ...report,
+        result: 'invalid',
+        rejected: head,
+        commit: commits.good,
+        error: `commit ${head.slice(0, 12)} was not applied: ${problem.message}`,
+        errorCode: problem.code,
+      };
+    }
+    commits.good = head;
+    commits.rejected = undefined;
+  }
+  if (!commits.good)
+    return {
+      ...report,
+      result: 'invalid',
+      error: `no commit of the branch has passed its checks yet (the last, ${head.slice(0, 12)}, did not)`,
+      errorCode: 'E_VALIDATION',
+    };
+  report.commit = commits.good;
+  return undefined;
+}
+
+/** The plan's changes applied, into the report; false when some failed (a change a window holds waits for it, as
+ *  planned, and one skipped because the agent is stopping will be applied by the next run: neither fails). */
+async function applyReported(
+  planned: Planned,
+  opts: RunOptions,
+  input: RunInput,
+  report: RunReport,
+  changes: Change[],
+): Promise<boolean> {
+  const result = await applyPlanned(planned, opts, 'agent', { stopping: input.stopping });
+  report.applied = result.summary;
+  const applied = new Set(result.results.filter((r) => r.outcome === 'applied').map((r) => r.address));
+  report.remaining = changes.filter((c) => !applied.has(c.address)).length;
+  report.corrected = changes.filter((c) => applied.has(c.address) && c.drift?.length).length;
+  report.failures = result.results
+    .filter((r) => r.outcome !== 'applied' && r.error_code !== 'E_WINDOW')
+    .map((r) => ({
+      address: r.address,
+      outcome: r.outcome,
+      ...(r.error ? { error: r.error } : {}),
+      ...(r.error_code ? { error_code: r.error_code } : {}),
+    }));
+  report.held = heldOf(planned.plan);
+  if (!report.failures.some((f) => f.outcome !== 'skipped' || !input.stopping())) return true;
+  const [first] = report.failures;
+  const why = first.error ?? first.outcome;
+  report.error = `${counted(report.failures.length, 'change')} not applied; first: ${first.address}: ${why}`;
+  report.errorCode = first.error_code ?? (first.outcome === 'skipped' ? 'E_NOT_SENT' : 'E_API');
+  return false;
 }

@@ -78,17 +78,7 @@ export function creator(
     const request = c.request!;
     const lookup = c.lookup && (fillReferences(c.lookup as unknown as Json, idOf) as unknown as Lookup);
     if (lookup?.source) lookup.source.read.path = fillPathReferences(c.lookup!.source!.read.path, idOf);
-    let existing: string[] = [];
-    if (lookup) {
-      try {
-        existing = (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
-      } catch (e) {
-        throw new TapedeckError(`could not list what exists before creating (${line(e)}); nothing was sent`, {
-          code: errorCode(e),
-          cause: e,
-        });
-      }
-    }
+    const existing = lookup ? await existingBefore(client, lookup, c, listBefore) : [];
     const since = new Date().toISOString();
     // The entry it replaces (a resource whose project changed) comes back if the create is refused outright.
     const previous = state.entry(c.address);
@@ -116,20 +106,7 @@ export function creator(
           else state.forget(c.address);
           throw e;
         }
-        if (!lookup) {
-          throw new OutcomeUnknown(
-            `${line(e)}: the create may have taken effect, and a ${c.kind} cannot be looked up; check the platform, then set the document's id or run \`tapedeck state forget ${c.address}\``,
-          );
-        }
-        let found: JsonObject | undefined;
-        try {
-          await quiet(twins);
-          found = await findCreated(client, { lookup, schema: c.schema!, since, existing, claimed });
-        } catch (le) {
-          throw new OutcomeUnknown(
-            `${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`,
-          );
-        }
+        const found = await lookUpLost(e, client, c, lookup, () => quiet(twins), { since, existing, claimed });
         if (found) return { status: 200, body: request.answer ? { [request.answer]: found } : found };
         // Not there when looked for: only now may the create be sent again (a late arrival is the next plan's to find).
         if (attempt >= client.opts.maxAttempts)
@@ -140,4 +117,41 @@ export function creator(
       }
     }
   };
+}
+
+/** The ids of the resources that match a create before it is sent (never taken for it); none may be sent when
+ *  they cannot be listed. */
+async function existingBefore(client: Client, lookup: Lookup, c: Change, listBefore: Lister): Promise<string[]> {
+  try {
+    return (await matching(client, lookup, c.schema!, listBefore)).map((r) => String(r.id));
+  } catch (e) {
+    throw new TapedeckError(`could not list what exists before creating (${line(e)}); nothing was sent`, {
+      code: errorCode(e),
+      cause: e,
+    });
+  }
+}
+
+/** A create whose answer was lost (`e`), looked up once every twin's answer is in: the resource it made, or none
+ *  found; the outcome unknown where it cannot be looked up, or looking fails. */
+async function lookUpLost(
+  e: unknown,
+  client: Client,
+  c: Change,
+  lookup: Lookup | undefined,
+  twinsAnswered: () => Promise<void>,
+  seen: { since: string; existing: string[]; claimed: Set<string> },
+): Promise<JsonObject | undefined> {
+  if (!lookup)
+    throw new OutcomeUnknown(
+      `${line(e)}: the create may have taken effect, and a ${c.kind} cannot be looked up; check the platform, then set the document's id or run \`tapedeck state forget ${c.address}\``,
+    );
+  try {
+    await twinsAnswered();
+    return await findCreated(client, { lookup, schema: c.schema!, ...seen });
+  } catch (le) {
+    throw new OutcomeUnknown(
+      `${line(e)}: the create may have taken effect, and looking it up failed too (${line(le)}); the next plan looks again`,
+    );
+  }
 }

@@ -247,7 +247,14 @@ export function allocate(
         ? Math.min(steady, Math.max(100, firstRenewal + 50 + REASK_SPREAD_MS * spread))
         : steady;
   const forMs = renewInMs + MARGIN_MS;
-  doc.holders[ask.id] = {
+  doc.holders[ask.id] = holderOf(ask, rate, now + forMs, before?.holders[ask.id]?.since ?? now);
+  const grant: Grant = { rate, forMs, renewInMs, generation: doc.generation, ceiling, weights, pausedMs };
+  return { doc, grant: probe ? { ...grant, probe: true } : grant };
+}
+
+/** The asking process's entry in the bucket: who it is, what it holds until `until`, and what it asked. */
+function holderOf(ask: LeaseAsk, rate: number, until: number, since: number): BucketDoc['holders'][string] {
+  return {
     host: ask.host,
     pid: ask.pid,
     role: ask.role,
@@ -257,14 +264,12 @@ export function allocate(
     rate: stored(rate),
     want: ask.want,
     used: ask.used,
-    until: now + forMs,
-    since: before?.holders[ask.id]?.since ?? now,
+    until,
+    since,
     ...(ask.max_rps !== undefined ? { max_rps: ask.max_rps } : {}),
     ...(ask.share !== undefined ? { share: ask.share } : {}),
     waited_ms: ask.waited_ms,
   };
-  const grant: Grant = { rate, forMs, renewInMs, generation: doc.generation, ceiling, weights, pausedMs };
-  return { doc, grant: probe ? { ...grant, probe: true } : grant };
 }
 
 /** A stored document read back: anything that is not one is an empty bucket (a torn or foreign file). */

@@ -99,11 +99,48 @@ function resolveEscapes(raw: string, pos: number): Uint8Array {
 
 /** Splits a filter into tokens, ending with one `eof`; throws a FilterError at the first lexical error. */
 export function lex(input: string): Token[] {
-  const cs = Array.from(input);
-  const tokens: Token[] = [];
-  const open: Array<{ c: string; pos: number }> = []; // unclosed ( and {, innermost last
-  let i = 0;
-  const push = (kind: TokenKind, start: number, bytes?: Uint8Array) => {
+  return new Lexer(Array.from(input)).tokens();
+}
+
+/** One filter's characters read left to right: `i` is the next one. */
+class Lexer {
+  private readonly out: Token[] = [];
+  /** unclosed ( and {, innermost last */
+  private readonly open: Array<{ c: string; pos: number }> = [];
+  private i = 0;
+
+  constructor(private readonly cs: string[]) {}
+
+  tokens(): Token[] {
+    const { cs } = this;
+    while (this.i < cs.length) {
+      const start = this.i;
+      const c = cs[this.i];
+      if (isSpace(c)) {
+        while (isSpace(cs[this.i])) this.i++;
+        this.push('space', start);
+      } else if (c === '"') this.quoted(start);
+      else if (c === '<' || c === '>') {
+        this.i++;
+        const contain = cs[this.i] === '@';
+        if (contain || cs[this.i] === '=') this.i++;
+        this.push(contain ? 'contain' : 'range', start);
+      } else if (c === '(' || c === '{') {
+        this.open.push({ c, pos: this.i++ });
+        this.push(c, start);
+      } else if (c === ')' || c === '}') this.close(c, start);
+      else if (c === ':' || c === '*') {
+        this.i++;
+        this.push(c, start);
+      } else this.word(start);
+    }
+    const unclosed = this.open.find((o) => o.c === '(') ?? this.open[0];
+    if (unclosed) throw new FilterError(`unclosed ${JSON.stringify(unclosed.c)}`, unclosed.pos);
+    this.push('eof', this.i);
+    return this.out;
+  }
+
+  private push(kind: TokenKind, start: number, bytes?: Uint8Array): void {
     const quoted = bytes?.[0] === 0x22;
     const inner = !bytes
       ? ''
@@ -112,75 +149,55 @@ export function lex(input: string): Token[] {
         : bytes.length > 1
           ? text.decode(bytes.subarray(1, -1))
           : undefined;
-    tokens.push({ kind, text: cs.slice(start, i).join(''), value: bytes ? text.decode(bytes) : '', inner, pos: start });
-  };
+    const value = bytes ? text.decode(bytes) : '';
+    this.out.push({ kind, text: this.cs.slice(start, this.i).join(''), value, inner, pos: start });
+  }
 
-  const word = (start: number) => {
+  /** Parentheses and braces are counted apart: `(}` fails only at the `}` (no brace open), `({)}` passes here. */
+  private close(c: ')' | '}', start: number): void {
+    const opener = c === ')' ? '(' : '{';
+    const at = this.open.map((o) => o.c).lastIndexOf(opener);
+    if (at < 0) throw new FilterError(`unexpected ${JSON.stringify(c)} with nothing open to close`, this.i);
+    this.open.splice(at, 1);
+    this.i++;
+    this.push(c, start);
+  }
+
+  private word(start: number): void {
+    const { cs } = this;
     // The first character is taken as it is (even a backslash, unchecked); the rest up to a special or a space.
-    i++;
+    this.i++;
     for (;;) {
-      const c = cs[i];
+      const c = cs[this.i];
       if (c === undefined || isSpace(c) || (SPECIAL.has(c) && c !== '\\')) break;
       if (c === '\\') {
-        const rest = cs.slice(i + 1, i + 4).join('');
+        const rest = cs.slice(this.i + 1, this.i + 4).join('');
         const esc = WORD_ESCAPES.find((e) => rest.startsWith(e));
         if (!esc)
           throw new FilterError(
             'invalid escape (a backslash escapes one of \\():<>"*{} or spells \\and, \\or, \\not)',
-            i,
+            this.i,
           );
-        i += 1 + esc.length;
-      } else i++;
+        this.i += 1 + esc.length;
+      } else this.i++;
     }
-    if (cs[i] !== undefined && !isSpace(cs[i]) && !ENDS_WORD.has(cs[i])) {
-      throw new FilterError(`unexpected ${JSON.stringify(cs[i])} right after a word`, i);
+    if (cs[this.i] !== undefined && !isSpace(cs[this.i]) && !ENDS_WORD.has(cs[this.i])) {
+      throw new FilterError(`unexpected ${JSON.stringify(cs[this.i])} right after a word`, this.i);
     }
-    const raw = cs.slice(start, i).join('');
+    const raw = cs.slice(start, this.i).join('');
     const keyword = KEYWORDS.get(raw.toLowerCase());
-    if (keyword) return push(keyword, start);
-    push('word', start, resolveEscapes(raw, start));
-  };
+    if (keyword) return this.push(keyword, start);
+    this.push('word', start, resolveEscapes(raw, start));
+  }
 
-  const quoted = (start: number) => {
-    for (i++; cs[i] !== '"'; i++) {
-      if (cs[i] === '\\') i++;
-      if (cs[i] === undefined || cs[i] === '\n')
+  private quoted(start: number): void {
+    const { cs } = this;
+    for (this.i++; cs[this.i] !== '"'; this.i++) {
+      if (cs[this.i] === '\\') this.i++;
+      if (cs[this.i] === undefined || cs[this.i] === '\n')
         throw new FilterError('unterminated quoted string (a quote cannot hold a line break)', start);
     }
-    i++;
-    push('quoted', start, resolveEscapes(cs.slice(start, i).join(''), start));
-  };
-
-  while (i < cs.length) {
-    const start = i;
-    const c = cs[i];
-    if (isSpace(c)) {
-      while (isSpace(cs[i])) i++;
-      push('space', start);
-    } else if (c === '"') quoted(start);
-    else if (c === '<' || c === '>') {
-      i++;
-      const contain = cs[i] === '@';
-      if (contain || cs[i] === '=') i++;
-      push(contain ? 'contain' : 'range', start);
-    } else if (c === '(' || c === '{') {
-      open.push({ c, pos: i++ });
-      push(c, start);
-    } else if (c === ')' || c === '}') {
-      // Parentheses and braces are counted apart: `(}` fails only at the `}` (no brace open), `({)}` passes here.
-      const opener = c === ')' ? '(' : '{';
-      const at = open.map((o) => o.c).lastIndexOf(opener);
-      if (at < 0) throw new FilterError(`unexpected ${JSON.stringify(c)} with nothing open to close`, i);
-      open.splice(at, 1);
-      i++;
-      push(c, start);
-    } else if (c === ':' || c === '*') {
-      i++;
-      push(c, start);
-    } else word(start);
+    this.i++;
+    this.push('quoted', start, resolveEscapes(cs.slice(start, this.i).join(''), start));
   }
-  const unclosed = open.find((o) => o.c === '(') ?? open[0];
-  if (unclosed) throw new FilterError(`unclosed ${JSON.stringify(unclosed.c)}`, unclosed.pos);
-  push('eof', i);
-  return tokens;
 }

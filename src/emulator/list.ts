@@ -56,21 +56,15 @@ function readToken(token: string, signature: string): number {
   throw bad('page_token is not valid for this query');
 }
 
-/** One page of `all` (in creation order) as the query asks, with the next page's token. */
-export function listPage(
+/** The matching resources in the order the query asks: `order_by`, unless `search` (by relevance: the first search
+ *  field that holds it) or `pinned` (those ids first) is used. */
+function orderedBy(
   all: JsonObject[],
+  matches: (r: JsonObject) => boolean,
   query: URLSearchParams,
   model: Field,
   rules: ListRules,
-  maxPageSize = MAX_PAGE_SIZE,
-) {
-  const sizeText = query.get('page_size') ?? '0';
-  if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
-  const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, maxPageSize);
-  const filter = filterOf(query.get('filter') ?? '', model, rules);
-  const project = query.get('project_id');
-  const matches = (r: JsonObject) => (!project || r.project_id === project) && filter(r);
-
+): JsonObject[] {
   const search = (query.get('search') ?? '').trim().toLowerCase();
   const pinned = query
     .getAll('pinned')
@@ -85,7 +79,6 @@ export function listPage(
         `order_by must be one of: ${rules.orderBy.flatMap((f) => [`${f} asc`, `${f} desc`]).join(', ') || '(none)'}`,
       );
     }
-    // Not applied when search or pinned is used: those order by relevance.
     if (!search && !pinned.length) {
       const sign = m[2].toLowerCase() === 'desc' ? -1 : 1;
       const type = model.props?.[m[1]]?.type;
@@ -105,13 +98,29 @@ export function listPage(
       .sort((a, b) => a[0] - b[0])
       .map(([, r]) => r);
   }
-  if (pinned.length) {
-    const byId = new Map(all.filter(matches).map((r) => [String(r.id), r]));
-    const first = [...new Set(pinned)].map((id) => byId.get(id)).filter((r): r is JsonObject => !!r);
-    const firstIds = new Set(first.map((r) => r.id));
-    ordered = [...first, ...ordered.filter((r) => !firstIds.has(r.id))];
-  }
+  if (!pinned.length) return ordered;
+  const byId = new Map(all.filter(matches).map((r) => [String(r.id), r]));
+  const first = [...new Set(pinned)].map((id) => byId.get(id)).filter((r): r is JsonObject => !!r);
+  const firstIds = new Set(first.map((r) => r.id));
+  return [...first, ...ordered.filter((r) => !firstIds.has(r.id))];
+}
 
+/** One page of `all` (in creation order) as the query asks, with the next page's token. */
+export function listPage(
+  all: JsonObject[],
+  query: URLSearchParams,
+  model: Field,
+  rules: ListRules,
+  maxPageSize = MAX_PAGE_SIZE,
+) {
+  const sizeText = query.get('page_size') ?? '0';
+  if (!/^\d+$/.test(sizeText)) throw bad('page_size must be a non-negative integer');
+  const pageSize = Math.min(Number(sizeText) || DEFAULT_PAGE_SIZE, maxPageSize);
+  const filter = filterOf(query.get('filter') ?? '', model, rules);
+  const project = query.get('project_id');
+  const matches = (r: JsonObject) => (!project || r.project_id === project) && filter(r);
+
+  const ordered = orderedBy(all, matches, query, model, rules);
   const signature = createHash('sha256')
     .update(JSON.stringify([...query.entries()].filter(([k]) => k !== 'page_token' && k !== 'page_size').sort()))
     .digest('base64url')

@@ -78,41 +78,47 @@ function recordedAt(k: KindDef, entry: StateEntry): JsonObject | undefined {
   return Object.fromEntries(fields.map((f, i) => [f, values[i]])) as JsonObject;
 }
 
+/** How one document is read: by the id it has or the state gives it (a renamed document takes over the entry of
+ *  the address it moved from, unless its own address has one), a pending create looked up, a release taken back. */
+function docRead(doc: Document, k: KindDef, state: State, graph: Map<string, string[]>): DocRead {
+  const own = state.entry(doc.address);
+  const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
+  // A rename keeps its resource: an id naming another one would take that one over and let the old one go unseen.
+  if (old?.id && doc.id !== undefined && k.identity.by !== 'key' && old.id !== doc.id) {
+    throw new UserError(
+      `${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`,
+      { code: 'E_PLAN' },
+    );
+  }
+  const entry = own ?? old;
+  const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
+  const id = doc.id ?? fromState;
+  // One shape for every document's read (fields set from the start): one is made per document before any request.
+  const pending =
+    entry?.pending_since && creatable(k) ? { since: entry.pending_since, existing: entry.existing } : undefined;
+  return {
+    doc,
+    k,
+    id: id || undefined,
+    fromState: !!fromState,
+    refers: (graph.get(doc.address) ?? []).length > 0,
+    pending,
+    viaList: undefined,
+    movedFrom: old ? doc.moved_from : undefined,
+    restored: !!entry?.released_at && (k.identity.by === 'key' || (!!id && id === entry.id)),
+    at: fromState ? recordedAt(k, entry!) : undefined,
+  };
+}
+
 export function planReads(docs: Document[], registry: Registry, state: State): ReadPlan {
   const graph = dependencyGraph(docs);
   const reads: DocRead[] = [];
   const groups = new Map<string, ListRead & { withId: DocRead[] }>();
   for (const doc of docs) {
     const k = registry.get(doc.kind)!;
-    // A renamed document takes over the entry of the address it moved from, unless its own address has one.
-    const own = state.entry(doc.address);
-    const old = !own && doc.moved_from ? state.entry(doc.moved_from) : undefined;
-    // A rename keeps its resource: an id naming another one would take that one over and let the old one go unseen.
-    if (old?.id && doc.id !== undefined && k.identity.by !== 'key' && old.id !== doc.id) {
-      throw new UserError(
-        `${doc.address}: moved_from ${doc.moved_from} is ${old.id} in the state, but the document's id is ${doc.id}: a rename keeps its resource. Remove id to keep ${old.id}, or remove moved_from to manage ${doc.id} (${doc.moved_from} is then released)`,
-        { code: 'E_PLAN' },
-      );
-    }
-    const entry = own ?? old;
-    const fromState = doc.id === undefined && k.identity.by !== 'key' ? entry?.id : undefined;
-    const id = doc.id ?? fromState;
-    // One shape for every document's read (fields set from the start): one is made per document before any request.
-    const pending =
-      entry?.pending_since && creatable(k) ? { since: entry.pending_since, existing: entry.existing } : undefined;
-    const r: DocRead = {
-      doc,
-      k,
-      id: id || undefined,
-      fromState: !!fromState,
-      refers: (graph.get(doc.address) ?? []).length > 0,
-      pending,
-      viaList: undefined,
-      movedFrom: old ? doc.moved_from : undefined,
-      restored: !!entry?.released_at && (k.identity.by === 'key' || (!!id && id === entry.id)),
-      at: fromState ? recordedAt(k, entry!) : undefined,
-    };
+    const r = docRead(doc, k, state, graph);
     reads.push(r);
+    const { id } = r;
     const list = listSpecOf(k);
     const scope = list && scopeOf(list, doc.spec);
     if (!list || !scope || k.identity.by === 'key' || (!id && k.identity.by !== 'natural')) continue;

@@ -80,8 +80,6 @@ export function linkOutside(path: string, dir: string, cwd: string): string | un
 export function documentFiles(dir: string, cwd: string, boundary = dir): { files: string[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const shown = (path: string) => relative(cwd, path) || path;
-  const refuse = (path: string, message: string) =>
-    issues.push({ file: shown(path), pos: { line: 1, col: 1 }, message, severity: 'error' });
   let st: Stats;
   try {
     st = statSync(dir);
@@ -89,79 +87,87 @@ export function documentFiles(dir: string, cwd: string, boundary = dir): { files
     return { files: [], issues: [{ file: dir, message: 'no such directory', severity: 'error' }] };
   }
   if (st.isFile()) return { files: [dir], issues };
-  if (!st.isDirectory())
-    return {
-      files: [],
-      issues: [
-        {
-          file: shown(dir),
-          pos: { line: 1, col: 1 },
-          message: `is not a regular file (${what(st)})`,
-          severity: 'error',
-        },
-      ],
-    };
-
-  const root = realpathSync(dir);
-  const inside = realpathSync(boundary);
-  /** real paths of the folders walked and the files taken */
-  const seen = new Set<string>();
-
-  /** A folder's entries, links left to be followed once every real path without links is known. */
-  const walk = (path: string, real: string, out: Entry[]) => {
-    seen.add(real);
-    let entries;
-    try {
-      entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-    } catch (e) {
-      refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-      return;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith('.') || e.name === 'node_modules' || (real === root && notDocuments.includes(e.name)))
-        continue;
-      const full = join(path, e.name);
-      if (e.isSymbolicLink()) out.push({ link: full });
-      else if (e.isDirectory()) walk(full, join(real, e.name), out);
-      else if (!isYamlName(e.name)) continue;
-      else if (e.isFile()) {
-        seen.add(join(real, e.name));
-        out.push({ file: full });
-      } else refuse(full, `is not a regular file (${what(statSync(full))})`);
-    }
+  if (!st.isDirectory()) {
+    issues.push({
+      file: shown(dir),
+      pos: { line: 1, col: 1 },
+      message: `is not a regular file (${what(st)})`,
+      severity: 'error',
+    });
+    return { files: [], issues };
+  }
+  const walking: Walking = {
+    root: realpathSync(dir),
+    inside: realpathSync(boundary),
+    seen: new Set(),
+    shown,
+    refuse: (path, message) => issues.push({ file: shown(path), pos: { line: 1, col: 1 }, message, severity: 'error' }),
   };
-
-  /** What a link stands for: its target's entries, or nothing (already read, not a document, or refused). */
-  const follow = (link: string): Entry[] => {
-    const followed = followLink(link, inside, shown);
-    // A link to a file not named as a document is not read (as any such file), wherever it leads.
-    if (followed.target !== undefined && !followed.st.isDirectory() && !isYamlName(link)) return [];
-    if (followed.problem !== undefined || followed.target === undefined) {
-      refuse(link, followed.problem!);
-      return [];
-    }
-    const { target, st } = followed;
-    if (seen.has(target)) return [];
-    if (st.isDirectory()) {
-      const out: Entry[] = [];
-      walk(link, target, out);
-      return out;
-    }
-    if (!st.isFile()) {
-      refuse(link, `is a symbolic link to ${readlinkSync(link)}, which is not a regular file (${what(st)})`);
-      return [];
-    }
-    seen.add(target);
-    return [{ file: link }];
-  };
-
   const entries: Entry[] = [];
-  walk(dir, root, entries);
+  walk(walking, dir, walking.root, entries);
   // Links are followed in directory order, after the plain walk: a file reached both ways is read by its own path.
   for (let i = 0; i < entries.length;) {
     const e = entries[i];
-    if ('link' in e) entries.splice(i, 1, ...follow(e.link));
+    if ('link' in e) entries.splice(i, 1, ...follow(walking, e.link));
     else i++;
   }
   return { files: entries.map((e) => (e as { file: string }).file), issues };
+}
+
+/** One walk of DIR: its real path, the boundary no link leads out of, the real paths of the folders walked and the
+ *  files taken, and where a refusal goes. */
+interface Walking {
+  root: string;
+  inside: string;
+  seen: Set<string>;
+  shown: (path: string) => string;
+  refuse: (path: string, message: string) => void;
+}
+
+/** A folder's entries, links left to be followed once every real path without links is known. */
+function walk(w: Walking, path: string, real: string, out: Entry[]): void {
+  w.seen.add(real);
+  let entries;
+  try {
+    entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch (e) {
+    w.refuse(path, `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    return;
+  }
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name === 'node_modules' || (real === w.root && notDocuments.includes(e.name)))
+      continue;
+    const full = join(path, e.name);
+    if (e.isSymbolicLink()) out.push({ link: full });
+    else if (e.isDirectory()) walk(w, full, join(real, e.name), out);
+    else if (!isYamlName(e.name)) continue;
+    else if (e.isFile()) {
+      w.seen.add(join(real, e.name));
+      out.push({ file: full });
+    } else w.refuse(full, `is not a regular file (${what(statSync(full))})`);
+  }
+}
+
+/** What a link stands for: its target's entries, or nothing (already read, not a document, or refused). */
+function follow(w: Walking, link: string): Entry[] {
+  const followed = followLink(link, w.inside, w.shown);
+  // A link to a file not named as a document is not read (as any such file), wherever it leads.
+  if (followed.target !== undefined && !followed.st.isDirectory() && !isYamlName(link)) return [];
+  if (followed.problem !== undefined || followed.target === undefined) {
+    w.refuse(link, followed.problem!);
+    return [];
+  }
+  const { target, st } = followed;
+  if (w.seen.has(target)) return [];
+  if (st.isDirectory()) {
+    const out: Entry[] = [];
+    walk(w, link, target, out);
+    return out;
+  }
+  if (!st.isFile()) {
+    w.refuse(link, `is a symbolic link to ${readlinkSync(link)}, which is not a regular file (${what(st)})`);
+    return [];
+  }
+  w.seen.add(target);
+  return [{ file: link }];
 }

@@ -36,6 +36,16 @@ function managedOf(model: ReturnType<typeof resourceModel>, desired: JsonObject)
     : managed;
 }
 
+/** What a change is planned from: the kind and its model, the observation, the change's common part, and a key
+ *  kind's key. */
+interface Planning {
+  k: KindDef;
+  model: ReturnType<typeof resourceModel>;
+  o: Observed;
+  base: ChangeBase;
+  key: string | undefined;
+}
+
 function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record<string, unknown>): Change {
   const model = resourceModel(k.schema);
   const drift = driftOf(k.schema, o.live, lastApplied);
@@ -48,36 +58,8 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     sensitive: nonEmpty(o.doc.sensitive),
   };
   const key = k.identity.by === 'key' ? String(o.desired[k.identity.field]) : undefined;
-  // What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it.
-  const fingerprinted = () => fingerprint(k.schema, readShapeOf(k).carry, o.live);
-  // A rename's create (its resource gone, --recreate-missing, or another identity) still moves the state entry: the old
-  // address leaves the state when it is applied. `released`: the id a replace lets go.
-  const create = (notes: string[] = [], released?: string): Change => {
-    const ep = createFor(k, o.source);
-    if (!ep) {
-      throw new UserError(
-        `${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`,
-        PLAN,
-      );
-    }
-    const style = styleOf(ep);
-    const w = { k, model, o, mask: [], key };
-    return shapedChange(base, {
-      action: released ? 'replace' : 'create',
-      moved_from: o.moved_from || undefined,
-      released_id: released,
-      request: style.request(w),
-      diff: diffSpec(model, o.desired, null),
-      schema: k.schema,
-      live_fingerprint: fingerprinted(),
-      lookup: lookupOf(k, o.desired, o.source),
-      // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
-      read: readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired }),
-      expect: style.sets(w),
-      notes: nonEmpty(notes),
-    });
-  };
-  if (o.live === null) return create();
+  const p: Planning = { k, model, o, base, key };
+  if (o.live === null) return createChange(p);
   const otherIdentity = identityMoved(model, o);
   if (otherIdentity.length) {
     // Another project is another resource: a PATCH of the identity (or calling it drift) would be wrong.
@@ -89,7 +71,8 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
         `${o.doc.address}: ${what}: that names another ${k.kind}, and ${o.id} cannot be moved; ${creatable(k) ? 'remove id to create a new one' : 'name the other one by its id'}`,
         PLAN,
       );
-    return create(
+    return createChange(
+      p,
       [`${what}: a new ${k.kind} is created; the old one, ${o.id}, is released and stays on the platform`],
       o.id,
     );
@@ -109,9 +92,43 @@ function changeFor(k: KindDef, o: Observed, deps: string[], lastApplied?: Record
     request: style.request(w),
     diff,
     schema: k.schema,
-    live_fingerprint: fingerprinted(),
+    live_fingerprint: fingerprinted(p),
     read: readBackOf(k, { id: o.id, key, spec: o.desired }),
     expect: style.sets(w),
+  });
+}
+
+/** What a write needs at apply, and what the plan read for `apply --plan` to check: only writes carry it. */
+const fingerprinted = ({ k, o }: Planning) => fingerprint(k.schema, readShapeOf(k).carry, o.live);
+
+/**
+ * A create. A rename's create (its resource gone, --recreate-missing, or another identity) still moves the state
+ * entry: the old address leaves the state when it is applied. `released`: the id a replace lets go.
+ */
+function createChange(p: Planning, notes: string[] = [], released?: string): Change {
+  const { k, model, o, base, key } = p;
+  const ep = createFor(k, o.source);
+  if (!ep) {
+    throw new UserError(
+      `${o.doc.address}: no ${k.kind} to update (it has no id, and tapedeck cannot create one without ${k.createdFrom ?? 'a create endpoint'})`,
+      PLAN,
+    );
+  }
+  const style = styleOf(ep);
+  const w = { k, model, o, mask: [], key };
+  return shapedChange(base, {
+    action: released ? 'replace' : 'create',
+    moved_from: o.moved_from || undefined,
+    released_id: released,
+    request: style.request(w),
+    diff: diffSpec(model, o.desired, null),
+    schema: k.schema,
+    live_fingerprint: fingerprinted(p),
+    lookup: lookupOf(k, o.desired, o.source),
+    // Read back by the id the create's answer will give: a reference to this very address, filled in by apply.
+    read: readBackOf(k, { id: `\${${o.doc.address}.id}`, spec: o.desired }),
+    expect: style.sets(w),
+    notes: nonEmpty(notes),
   });
 }
 

@@ -88,25 +88,14 @@ export class Transport {
    */
   exchange(method: string, path: string, body?: JsonObject): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let status = 0;
-      let size = 0;
-      let headers: IncomingHttpHeaders = {};
-      let controller: Dispatcher.DispatchController | undefined;
-      let abandoned: Abandoned | undefined;
-      const limit = this.opts.maxResponseBytes;
-      const abandon = (why: Abandoned) => {
-        // A too-large answer came with a status; a deadline leaves no answer at all.
-        abandoned ??= Object.assign(why, { status: why.code === TOO_LARGE ? status : 0 });
-        controller?.abort(abandoned);
-      };
       this.watchDeadline();
-      const entry: { abandon?: (why: Abandoned) => void } = { abandon };
+      const entry: { abandon?: (why: Abandoned) => void } = { abandon: (why) => answer.abandon(why) };
       this.waiting.add(entry);
       const settle = () => {
         this.waiting.delete(entry);
         entry.abandon = undefined;
       };
+      const answer = new Answer(this.opts.maxResponseBytes, resolve, reject, settle);
       this.pool.dispatch(
         {
           path: `${this.prefix}${path}`,
@@ -116,38 +105,67 @@ export class Transport {
           headersTimeout: this.opts.timeoutMs,
           bodyTimeout: this.opts.timeoutMs,
         },
-        {
-          onRequestStart: (c) => {
-            controller = c;
-            if (abandoned) c.abort(abandoned); // the deadline passed while it waited for a connection: never sent
-          },
-          onResponseStart: (_c, statusCode, h) => {
-            status = statusCode;
-            headers = h;
-            // Refused on its headers: an answer that says it is too large is not downloaded to find out.
-            const claimed = Number(h['content-length']);
-            if (claimed > limit)
-              abandon(new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${limit}; not read`));
-          },
-          onResponseData: (_c, chunk) => {
-            if (abandoned) return;
-            size += chunk.length;
-            if (size > limit)
-              return abandon(
-                new Abandoned(TOO_LARGE, `the answer passed the limit of ${limit} bytes; reading stopped there`),
-              );
-            chunks.push(chunk);
-          },
-          onResponseEnd: () => {
-            settle();
-            resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8') });
-          },
-          onResponseError: (_c, err) => {
-            settle();
-            reject(abandoned ?? Object.assign(err, { afterHeaders: status !== 0 }));
-          },
-        },
+        answer,
       );
     });
+  }
+}
+
+/** One answer as undici hands it over, read whole within `limit` bytes; `settle` is called once it ends. */
+class Answer implements Dispatcher.DispatchHandler {
+  private readonly chunks: Buffer[] = [];
+  private status = 0;
+  private size = 0;
+  private headers: IncomingHttpHeaders = {};
+  private controller: Dispatcher.DispatchController | undefined;
+  private abandoned: Abandoned | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly done: (reply: Reply) => void,
+    private readonly fail: (e: unknown) => void,
+    private readonly settle: () => void,
+  ) {}
+
+  abandon(why: Abandoned): void {
+    // A too-large answer came with a status; a deadline leaves no answer at all.
+    this.abandoned ??= Object.assign(why, { status: why.code === TOO_LARGE ? this.status : 0 });
+    this.controller?.abort(this.abandoned);
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.abandoned) c.abort(this.abandoned); // the deadline passed while it waited for a connection: never sent
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    this.headers = h;
+    // Refused on its headers: an answer that says it is too large is not downloaded to find out.
+    const claimed = Number(h['content-length']);
+    if (claimed > this.limit)
+      this.abandon(
+        new Abandoned(TOO_LARGE, `the answer is ${claimed} bytes, over the limit of ${this.limit}; not read`),
+      );
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.abandoned) return;
+    this.size += chunk.length;
+    if (this.size > this.limit)
+      return this.abandon(
+        new Abandoned(TOO_LARGE, `the answer passed the limit of ${this.limit} bytes; reading stopped there`),
+      );
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.settle();
+    this.done({ status: this.status, headers: this.headers, text: Buffer.concat(this.chunks).toString('utf8') });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.settle();
+    this.fail(this.abandoned ?? Object.assign(err, { afterHeaders: this.status !== 0 }));
   }
 }

@@ -106,8 +106,48 @@ export async function startFleet(s: Start, patterns: PathPattern[]): Promise<Run
     lockCheckMs,
     fleet: { slots, assigned: (path) => membership?.assigned(path) ?? true },
   };
-  // The platforms the configurations found at the start name: one found later may name only these (the token goes
-  // nowhere a push alone decides), unless --base-url names the one platform.
+  const { fleet, seal } = newFleet(s, patterns, shared, membership, settings.intervalMs);
+  await membership?.refresh();
+  await fleet.start(s.head);
+  // Listed again once the working trees are made: replicas started together (a rollout) then see each other before
+  // any takes a configuration, rather than each starting on all of them and giving most up a second later.
+  await membership?.refresh();
+  seal();
+  if (!fleet.entries.size)
+    throw new UserError(
+      `--path ${patterns.map((p) => p.raw).join(' ')}: no configuration found in ${shownRepo(settings.repo)} at ${s.head.slice(0, 12)} (branch ${settings.branch}); a glob finds the directories that hold a tapedeck.yaml`,
+      { code: 'E_INPUT' },
+    );
+  // File states are one machine's: another agent holding one refuses this start, as with one configuration.
+  if (!pg) for (const e of fleet.entries.values()) if (e.agent && !e.agent.shared) await e.agent.lead();
+  const state = pg ? pg.shown : 'files under .tapedeck/';
+  return {
+    settings,
+    log,
+    metrics,
+    notifier,
+    started: { paths: patterns.map((p) => p.raw), configurations: fleet.entries.size, state, parallel: slots.size },
+    ready: () => fleet.ready,
+    status: () => fleetStatus(settings, patterns, s.runFlags.env, state, slots.size, membership, fleet),
+    pushed: () => fleet.pushed(),
+    loop: () => fleet.loop(),
+    stop: () => fleet.stop(),
+  };
+}
+
+/**
+ * The fleet of the configurations `patterns` find, each made ready on its own (one refused is counted and notified
+ * alone). The platforms the configurations found at the start name: once `seal`ed, one found later may name only
+ * these (the token goes nowhere a push alone decides), unless --base-url names the one platform.
+ */
+function newFleet(
+  s: Start,
+  patterns: PathPattern[],
+  shared: Shared,
+  membership: Membership | undefined,
+  intervalMs: number,
+) {
+  const { log, metrics, notifier } = shared;
   const platforms = new Set<string>();
   let sealed = false;
   const fleet = new Fleet({
@@ -115,7 +155,7 @@ export async function startFleet(s: Start, patterns: PathPattern[]): Promise<Run
     checkout: s.checkout,
     work: s.work,
     log,
-    fetchEveryMs: Math.min(1000, settings.intervalMs),
+    fetchEveryMs: Math.min(1000, intervalMs),
     membership,
     make: (path, source) => {
       const parts = configurationParts(path, source, shared);
@@ -142,43 +182,29 @@ export async function startFleet(s: Start, patterns: PathPattern[]): Promise<Run
     },
     gone: (path) => metrics.forget(path),
   });
-  await membership?.refresh();
-  await fleet.start(s.head);
-  // Listed again once the working trees are made: replicas started together (a rollout) then see each other before
-  // any takes a configuration, rather than each starting on all of them and giving most up a second later.
-  await membership?.refresh();
-  sealed = true;
-  if (!fleet.entries.size)
-    throw new UserError(
-      `--path ${patterns.map((p) => p.raw).join(' ')}: no configuration found in ${shownRepo(settings.repo)} at ${s.head.slice(0, 12)} (branch ${settings.branch}); a glob finds the directories that hold a tapedeck.yaml`,
-      { code: 'E_INPUT' },
-    );
-  // File states are one machine's: another agent holding one refuses this start, as with one configuration.
-  if (!pg) for (const e of fleet.entries.values()) if (e.agent && !e.agent.shared) await e.agent.lead();
-  const state = pg ? pg.shown : 'files under .tapedeck/';
+  return { fleet, seal: () => (sealed = true) };
+}
+
+/** The fleet's /status: the agent's header, the replica's share, and every configuration's own. */
+function fleetStatus(
+  settings: AgentSettings,
+  patterns: PathPattern[],
+  env: string | undefined,
+  state: string,
+  parallel: number,
+  membership: Membership | undefined,
+  fleet: Fleet,
+): object {
+  const configurations = fleet.configurations();
+  const role = configurations.some((c) => c.role === 'leader') ? 'leader' : 'standby';
   return {
-    settings,
-    log,
-    metrics,
-    notifier,
-    started: { paths: patterns.map((p) => p.raw), configurations: fleet.entries.size, state, parallel: slots.size },
-    ready: () => fleet.ready,
-    status: () => {
-      const configurations = fleet.configurations();
-      const role = configurations.some((c) => c.role === 'leader') ? 'leader' : 'standby';
-      return {
-        ...header(settings, role),
-        paths: patterns.map((p) => p.raw),
-        environment: s.runFlags.env ?? null,
-        state,
-        auto_apply: settings.autoApply,
-        parallel: slots.size,
-        replica: membership?.status() ?? null,
-        configurations,
-      };
-    },
-    pushed: () => fleet.pushed(),
-    loop: () => fleet.loop(),
-    stop: () => fleet.stop(),
+    ...header(settings, role),
+    paths: patterns.map((p) => p.raw),
+    environment: env ?? null,
+    state,
+    auto_apply: settings.autoApply,
+    parallel,
+    replica: membership?.status() ?? null,
+    configurations,
   };
 }

@@ -101,30 +101,8 @@ async function runAgent(
   const inputs = operatorInputs(flags, io);
   const patterns = parsePaths(flags.path ?? []);
   const early = agentSettings({ ...flags, notify: inputs.notify }, {}, patterns[0].dir);
-  // Paths on the agent's machine are made absolute: the runs' working directory is the checkout.
   const abs = (p: string) => resolve(io.cwd, p);
-  const runFlags: CommonFlags = {
-    baseUrl: flags.baseUrl,
-    tokenFile: flags.tokenFile && abs(flags.tokenFile),
-    env: flags.env,
-    state: flags.state && !isPostgresUrl(flags.state) ? abs(flags.state) : flags.state,
-    concurrency: flags.concurrency,
-    maxRps: flags.maxRps,
-    // The fleet's API budget, for every configuration's runs (the environment's budget: applies without them).
-    budgetMaxRps: flags.budgetMaxRps,
-    budgetShare: flags.budgetShare,
-    timeout: flags.timeout,
-    retries: flags.retries,
-    retryDeadline: flags.retryDeadline,
-    deadline: flags.deadline,
-    insecureHttp: flags.insecureHttp,
-    debug: flags.debug,
-    var: flags.var,
-    varFile: flags.varFile?.map(abs),
-    recreateMissing: flags.recreateMissing,
-    // What a push may read of the agent's machine is the operator's to name: none unless --document-env names it.
-    documentEnv: flags.documentEnv ?? [],
-  };
+  const runFlags = runFlagsOf(flags, abs);
   const work = mkdtempSync(join(tmpdir(), 'tapedeck-agent-'));
   const stops: (() => void)[] = [];
   try {
@@ -136,25 +114,10 @@ async function runAgent(
       ? await startSingle(start, patterns[0].dir)
       : await startFleet(start, patterns);
     const { settings, log } = running;
-    const secret = webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io);
-    const listening = await listen(settings.listen.host, settings.listen.port, {
-      metrics: async () => ({ text: await running.metrics.text(), contentType: running.metrics.contentType }),
-      ready: () => running.ready(),
-      status: () => running.status(),
-      secret,
-      branch: settings.branch,
-      trigger: () => {
-        log('info', 'webhook: a push to the branch, reconciling now', {});
-        running.pushed();
-      },
-      refused: refusalLog(log),
-    }).catch((e) => {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new UserError(
-        `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`,
-        { code: 'E_NETWORK' },
-      );
-    });
+    const listening = await startListener(
+      running,
+      webhookSecret(settings.webhookSecretFile && abs(settings.webhookSecretFile), io),
+    );
     stops.push(
       () => listening.server.close(),
       () => listening.server.closeAllConnections(),
@@ -176,6 +139,56 @@ async function runAgent(
     for (const s of stops) s();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The flags every configuration's runs take from the operator; paths on the agent's machine made absolute (`abs`):
+ *  the runs' working directory is the checkout. */
+function runFlagsOf(flags: AgentCommandFlags, abs: (p: string) => string): CommonFlags {
+  return {
+    baseUrl: flags.baseUrl,
+    tokenFile: flags.tokenFile && abs(flags.tokenFile),
+    env: flags.env,
+    state: flags.state && !isPostgresUrl(flags.state) ? abs(flags.state) : flags.state,
+    concurrency: flags.concurrency,
+    maxRps: flags.maxRps,
+    // The fleet's API budget, for every configuration's runs (the environment's budget: applies without them).
+    budgetMaxRps: flags.budgetMaxRps,
+    budgetShare: flags.budgetShare,
+    timeout: flags.timeout,
+    retries: flags.retries,
+    retryDeadline: flags.retryDeadline,
+    deadline: flags.deadline,
+    insecureHttp: flags.insecureHttp,
+    debug: flags.debug,
+    var: flags.var,
+    varFile: flags.varFile?.map(abs),
+    recreateMissing: flags.recreateMissing,
+    // What a push may read of the agent's machine is the operator's to name: none unless --document-env names it.
+    documentEnv: flags.documentEnv ?? [],
+  };
+}
+
+/** The HTTP listener (/metrics, /status, /healthz, the webhook) of what runs; a port it cannot have stops the start. */
+function startListener(running: Running, secret: () => string | undefined) {
+  const { settings, log } = running;
+  return listen(settings.listen.host, settings.listen.port, {
+    metrics: async () => ({ text: await running.metrics.text(), contentType: running.metrics.contentType }),
+    ready: () => running.ready(),
+    status: () => running.status(),
+    secret,
+    branch: settings.branch,
+    trigger: () => {
+      log('info', 'webhook: a push to the branch, reconciling now', {});
+      running.pushed();
+    },
+    refused: refusalLog(log),
+  }).catch((e) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UserError(
+      `cannot listen on ${settings.listen.host}:${settings.listen.port}: ${code ?? (e as Error).message}`,
+      { code: 'E_NETWORK' },
+    );
+  });
 }
 
 /** One configuration, in the clone itself: the agent as it always was (its start-up errors, status and metrics). */

@@ -8,7 +8,7 @@ import { ISSUE_FORMATS, renderers } from '../../report/formats.js';
 import { applyFailed, destination, unrecorded } from '../../report/text.js';
 import type { StateBackend } from '../../state/backend.js';
 import { State } from '../../state/state.js';
-import type { Plan } from '../../types.js';
+import type { ApplyResult, Plan } from '../../types.js';
 import type { Io } from '../io.js';
 import { stopOnSignals } from '../../util/signals.js';
 import { buildOptions, chosenEnvironment, type CommonFlags, type RunOptions } from '../../run/options.js';
@@ -178,18 +178,23 @@ async function execute(planned: Planned, opts: RunOptions, flags: ApplyFlags, io
       mask: io.mask,
     }),
   );
+  reportProblems(result, io);
+  return applyFailed(result) ? 1 : 0;
+}
+
+/** What did not go as planned, on stderr: each change not applied, not kept or not read back, and a state that
+ *  could not be saved (with what it does not record). */
+function reportProblems(result: ApplyResult, io: Io): void {
   for (const r of result.results.filter((x) => x.outcome !== 'applied')) io.err(`error: ${r.address}: ${r.error}\n`);
   for (const r of result.results.filter((x) => x.not_kept))
     io.err(`error: ${r.address}: not kept: ${r.not_kept!.join('; ')}\n`);
   for (const r of result.results.filter((x) => x.unverified))
     io.err(`warning: ${r.address}: written, but reading it back failed: ${r.unverified}\n`);
-  if (result.state_error) {
-    const lost = unrecorded(result);
-    io.err(`error: the state could not be saved: ${result.state_error}\n`);
-    if (lost.length)
-      io.err(
-        `  it does not record: ${lost.join(', ')}; the next plan shows what is left (set a created resource's id in its document if it plans that create again)\n`,
-      );
-  }
-  return applyFailed(result) ? 1 : 0;
+  if (!result.state_error) return;
+  const lost = unrecorded(result);
+  io.err(`error: the state could not be saved: ${result.state_error}\n`);
+  if (lost.length)
+    io.err(
+      `  it does not record: ${lost.join(', ')}; the next plan shows what is left (set a created resource's id in its document if it plans that create again)\n`,
+    );
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import { writerOf, type StateLocation } from '../../state/backend.js';
+import { writerOf, type StateBackend, type StateLocation } from '../../state/backend.js';
 import { openBackend } from '../../state/open.js';
 import { movedText, parseState, stateDocument, type StateData } from '../../state/state.js';
 import type { Io } from '../io.js';
@@ -74,17 +74,7 @@ export async function stateMigrate(
     const moving = parseState(read.text, sourceBackend.label);
     const shownFrom = source.kind === 'file' ? from : `${sourceBackend.name}`;
     const target = { state: whereStored(opts, io), environment: opts.envName };
-    const went = moving.moved_to;
-    // A state moves once: a second environment holding the same ids would rewrite the first one's resources.
-    if (went && (went.state !== target.state || went.environment !== target.environment))
-      throw new UserError(
-        `${shownFrom} was moved by tapedeck state migrate to ${movedText(went)} already: a state moves once (its resources are that state's); nothing was written`,
-        { code: 'E_STATE_MISMATCH' },
-      );
-    if (!moving.lineage && !Object.keys(moving.resources).length)
-      throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
-    const problem = refusal(moving, shownFrom, opts);
-    if (problem) throw new UserError(`${problem}; nothing was written`, { code: 'E_STATE_MISMATCH' });
+    refuseToMove(moving, shownFrom, target, opts);
     return await withStateLock(opts, io, flags.lockTimeout, async (backend) => {
       const { text, version } = await backend.read();
       const current = text === undefined ? undefined : parseState(text, backend.label);
@@ -98,23 +88,12 @@ export async function stateMigrate(
           { code: 'E_STATE_MISMATCH' },
         );
       }
-      // Rebound to this configuration and environment; a serial above both, so a plan saved against either is stale.
-      const serial = Math.max(moving.serial ?? 0, current?.serial ?? 0) + 1;
-      const lineage = moving.lineage || randomUUID();
-      const platform = moving.platform && { ...moving.platform, environment: opts.envName };
-      const moved: StateData = {
-        ...moving,
-        lineage,
-        serial,
-        configuration: opts.configuration,
-        ...(platform ? { platform } : {}),
-      };
-      const { moved_to: _, ...copy } = moved;
-      await backend.write(copy, { lineage, serial }, version, { command: 'state migrate' });
+      const moved = await writeMoved(backend, version, moving, current, opts);
       // Then FROM is marked as moved, naming where: it stays as a backup that no run uses and no migrate moves again.
       const mark = { ...moving, moved_to: { ...target, at: new Date().toISOString() } };
-      const next = { lineage: moving.lineage ?? lineage, serial: (moving.serial ?? 0) + 1 };
+      const next = { lineage: moving.lineage ?? moved.lineage, serial: (moving.serial ?? 0) + 1 };
       await sourceBackend.write({ ...mark, ...next }, next, read.version, { command: 'state migrate' });
+      const { lineage, serial } = moved;
       const n = Object.keys(moved.resources).length;
       io.out(
         `Moved the state of environment ${moving.platform?.environment ?? fromEnv} (${n} resource${n === 1 ? '' : 's'}, lineage ${lineage}) from ${shownFrom} to ${stateShown(opts, io)}, environment ${opts.envName} (serial ${serial}). Nothing on the platform changed. ${shownFrom} is kept as a backup, marked as moved there: no run uses it and no migrate moves it again; remove it once the next plan shows no changes.\n`,
@@ -124,4 +103,42 @@ export async function stateMigrate(
   } finally {
     await sourceBackend.close();
   }
+}
+
+/** Why the state read from FROM moves nowhere: moved elsewhere already (a state moves once: a second environment
+ *  holding the same ids would rewrite the first one's resources), empty, or another configuration's or platform's. */
+function refuseToMove(
+  moving: StateData,
+  shownFrom: string,
+  target: { state: string; environment: string },
+  opts: RunOptions,
+): void {
+  const went = moving.moved_to;
+  if (went && (went.state !== target.state || went.environment !== target.environment))
+    throw new UserError(
+      `${shownFrom} was moved by tapedeck state migrate to ${movedText(went)} already: a state moves once (its resources are that state's); nothing was written`,
+      { code: 'E_STATE_MISMATCH' },
+    );
+  if (!moving.lineage && !Object.keys(moving.resources).length)
+    throw new UserError(`${shownFrom} holds no state: nothing to move`, { code: 'E_STATE_INVALID' });
+  const problem = refusal(moving, shownFrom, opts);
+  if (problem) throw new UserError(`${problem}; nothing was written`, { code: 'E_STATE_MISMATCH' });
+}
+
+/** The moved state written here, rebound to this configuration and environment; a serial above both, so a plan
+ *  saved against either is stale. */
+async function writeMoved(
+  backend: StateBackend,
+  version: number,
+  moving: StateData,
+  current: StateData | undefined,
+  opts: RunOptions,
+): Promise<StateData & { lineage: string; serial: number }> {
+  const serial = Math.max(moving.serial ?? 0, current?.serial ?? 0) + 1;
+  const lineage = moving.lineage || randomUUID();
+  const platform = moving.platform && { ...moving.platform, environment: opts.envName };
+  const moved = { ...moving, lineage, serial, configuration: opts.configuration, ...(platform ? { platform } : {}) };
+  const { moved_to: _, ...copy } = moved;
+  await backend.write(copy, { lineage, serial }, version, { command: 'state migrate' });
+  return moved;
 }
