@@ -1,7 +1,7 @@
 // What `tapedeck budget status` shows of a platform's bucket: the budget this environment configures, what the
 // fleet learnt (the platform's published limit, the rate learnt from 429s, a pause), the ceiling that results, and
 // who holds leases now. Pure: the command reads the document and the store's clock, this makes the view of them.
-import { ceilingOf, type BucketDoc, type Role } from './allocate.js';
+import { ceilingOf, emptyBucket, probing, type BucketDoc, type Role } from './allocate.js';
 import type { BudgetSettings } from './settings.js';
 
 export interface StatusView {
@@ -14,6 +14,8 @@ export interface StatusView {
   paused_ms: number;
   /** the fleet's ceiling now, requests a second (null: nothing limits it) */
   ceiling_rps: number | null;
+  /** the ceiling is the probe's: a share waits for an answer to tell the platform's limit */
+  probing: boolean;
   holders: Array<{
     host: string;
     pid: number;
@@ -38,6 +40,7 @@ export function statusView(
 ): StatusView {
   const live = Object.values(doc?.holders ?? {}).filter((h) => h.until > now);
   const mine = settings ? [{ max_rps: settings.max_rps, share: settings.share }] : [];
+  const bucket = doc ?? emptyBucket();
   return {
     format_version: 1,
     ...where,
@@ -51,9 +54,8 @@ export function statusView(
     platform_limit: doc?.platform_limit ?? null,
     learnt_rps: finite(doc?.learnt),
     paused_ms: Math.max(0, (doc?.paused_until ?? now) - now),
-    ceiling_rps: finite(
-      doc ? ceilingOf(doc, [...live, ...mine]) : ceilingOf({ v: 1, generation: 0, holders: {} }, mine),
-    ),
+    ceiling_rps: finite(ceilingOf(bucket, [...live, ...mine])),
+    probing: probing(bucket, [...live, ...mine]),
     holders: live.map((h) => ({
       host: h.host,
       pid: h.pid,
@@ -81,7 +83,8 @@ export function statusText(v: StatusView): string {
   lines.push(`  platform's published limit: ${v.platform_limit === null ? 'none seen' : rps(v.platform_limit)}`);
   lines.push(`  learnt from 429s: ${v.learnt_rps === null ? 'nothing binding' : rps(v.learnt_rps)}`);
   if (v.paused_ms) lines.push(`  paused by a Retry-After for ${(v.paused_ms / 1000).toFixed(1)} s more`);
-  lines.push(`  fleet ceiling now: ${rps(v.ceiling_rps)}`);
+  const probe = v.probing ? " (a probe: no answer has told the platform's limit yet, which a share is of)" : '';
+  lines.push(`  fleet ceiling now: ${rps(v.ceiling_rps)}${probe}`);
   lines.push(v.holders.length ? `leases (${v.holders.length}):` : 'leases: none (no tapedeck process is sending now)');
   for (const h of v.holders)
     lines.push(
