@@ -32,6 +32,8 @@ export interface ReadOptions {
   keep?: LiveProjection;
   /** after each document's read, failed or not (progress) */
   onRead?: () => void;
+  /** each document's observation once its read is done and projected (the planner plans it while others are read) */
+  onObserved?: (o: Observed) => void;
   /** the ids of documents that are not read (taken from the state, or from a saved plan) */
   knownId?: (address: string) => string | undefined;
 }
@@ -66,6 +68,7 @@ export async function readLive(plan: ReadPlan, client: Caller, state: State, opt
       await readDocument(ctx, r, o);
       if (o.from_state && identityMoved(resourceModel(r.k.schema), o).length) replaced.add(r.doc.address);
       if (keep) o.live = keep(o);
+      opts.onObserved?.(o);
     } catch (e) {
       failures.push({ address: r.doc.address, error: e as Error });
       if (e instanceof ApiError && (e.status === 0 || e.status === 401 || e.status === 403)) stopped ??= e;

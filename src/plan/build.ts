@@ -19,6 +19,7 @@ import { byAddress, naturalCompare } from './order.js';
 import { styleOf } from './requests.js';
 import { UserError } from '../errors.js';
 import { liveEventsOf } from './live-links.js';
+import { checkUniqueLive, handovers } from './defaults.js';
 
 /** A document that cannot be planned as it stands: the user's to fix. */
 const PLAN = { code: 'E_PLAN' } as const;
@@ -141,34 +142,6 @@ function unmanaged(c: Change, lastApplied?: Record<string, unknown>): string[] {
   return gone.map((p) => `${p} is no longer managed: it stays as it is on the platform`);
 }
 
-/** A plan that would make a second live default where the kind allows one (per project and type) is an error.
- *  `observed` are the planned documents; `all` every observation (a document not planned may give the default up). */
-function checkUniqueLive(
-  registry: Registry,
-  observed: Observed[],
-  all: Map<string, Observed>,
-  liveOthers: (k: KindDef) => JsonObject[],
-): void {
-  for (const o of observed) {
-    const k = registry.get(o.doc.kind)!;
-    for (const u of k.uniqueWhen ?? []) {
-      if (o.desired[u.when] !== true) continue;
-      const clash = liveOthers(k).find(
-        (r) =>
-          r[u.when] === true &&
-          r.id !== o.id &&
-          u.fields.every((f) => r[f] === o.desired[f]) &&
-          ![...all.values()].some((x) => x.id === r.id && x.desired[u.when] === false),
-      );
-      if (clash)
-        throw new UserError(
-          `${o.doc.address}: would make ${u.message}; the live ${k.kind} ${String(clash.id)} (${String(clash.name ?? '')}) is already the default`,
-          PLAN,
-        );
-    }
-  }
-}
-
 export interface PlanContext {
   /** state entries no document declares (renames excluded): each is released */
   undeclared?: Undeclared[];
@@ -180,32 +153,18 @@ export interface PlanContext {
   lastApplied?: (address: string) => Record<string, unknown> | undefined;
   /** the id (a key kind's key) the state knows an address by */
   stateId?: (address: string) => string | undefined;
+  /** changes made as their documents were read (planEarly), each with the observation it was made from */
+  early?: Map<string, { o: Observed; change: Change | undefined }>;
 }
 
-/**
- * Where the platform allows one resource with `when` per `fields` (one default configuration per project and
- * type), a document taking it over waits for the one giving it up: the old default is unset first, in the same
- * apply, or the new one would be refused. address -> the addresses it waits for.
- */
-function handovers(registry: Registry, observed: Iterable<Observed>): Map<string, string[]> {
-  const all = [...observed];
-  const out = new Map<string, string[]>();
-  for (const o of all) {
-    for (const u of registry.get(o.doc.kind)!.uniqueWhen ?? []) {
-      if (o.desired[u.when] !== true || o.live?.[u.when] === true) continue;
-      const givers = all.filter(
-        (x) =>
-          x !== o &&
-          x.doc.kind === o.doc.kind &&
-          x.desired[u.when] === false &&
-          x.live?.[u.when] === true &&
-          u.fields.every((f) => x.desired[f] === o.desired[f]),
-      );
-      if (givers.length)
-        out.set(o.doc.address, [...(out.get(o.doc.address) ?? []), ...givers.map((x) => x.doc.address)]);
-    }
+/** A document's change as planOne makes it without a hand-over, or undefined where it cannot be made (planChanges
+ *  makes it again, and throws in order). */
+export function planEarly(registry: Registry, o: Observed, ctx: PlanContext): Change | undefined {
+  try {
+    return planOne(registry, ctx.graph!, o, ctx);
+  } catch {
+    return undefined;
   }
-  return out;
 }
 
 /** One document's change. */
@@ -289,7 +248,13 @@ export function planChanges(
   const ordered = inWaves.length === 1 ? inWaves[0] : inWaves.flat();
   const obs = ordered.map((d) => observed.get(d.address)!);
   checkUniqueLive(registry, obs, observed, ctx.liveListed ?? (() => []));
-  const changes = obs.map((o) => planOne(registry, refGraph, o, ctx, after.get(o.doc.address)));
+  const changes = obs.map((o) => {
+    const handedOver = after.get(o.doc.address);
+    const early = handedOver ? undefined : ctx.early?.get(o.doc.address);
+    return early?.o === o && early.change && refGraph === ctx.graph
+      ? early.change
+      : planOne(registry, refGraph, o, ctx, handedOver);
+  });
   for (const u of [...(ctx.undeclared ?? [])].sort((a, b) => naturalCompare(a.address, b.address)))
     changes.push(released(u));
   return { changes, summary: summaryOf(changes) };

@@ -7,7 +7,8 @@ import type { LiveProjection } from '../live/read-live.js';
 import type { JsonObject } from '../schema/values.js';
 import type { State } from '../state/state.js';
 import type { Document, Observed, Plan } from '../types.js';
-import { planChanges } from './build.js';
+import { planChanges, planEarly, type PlanContext } from './build.js';
+import { dependencyGraph } from '../resolve/refs.js';
 import type { Undeclared } from './releases.js';
 import { addDigests } from './summary.js';
 import { keptForPlan } from './keep.js';
@@ -42,23 +43,54 @@ export interface PlanInput {
  * The changes of a plan, in apply order, and their counts; each document's change with the document's digest (which
  * apply records). Throws a UserError (E_PLAN) for a plan that cannot be made.
  */
-export function planFrom(input: PlanInput): Pick<Plan, 'changes' | 'summary'> {
-  const { documents, observations, state, registry, releasable = () => true } = input;
+export function planFrom(input: PlanInput, early?: AsRead): Pick<Plan, 'changes' | 'summary'> {
+  const { documents, observations, registry } = input;
   // The documents read first, then those taken from the state: the order handovers of a default look in.
   const observed = observations.trusted?.size ? new Map(observations.read) : observations.read;
   for (const [address, o] of observations.trusted ?? []) observed.set(address, o);
-  const releases =
-    input.declared === false ? [] : undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
-  const planned = planChanges(documents, observed, registry, {
-    liveListed: observations.liveListed,
-    lastApplied: (a) => state.entry(a)?.fields,
-    stateId: (a) => state.idOf(a),
-    undeclared: releases,
-  });
+  const ctx = early?.ctx ?? contextOf(input);
+  const planned = planChanges(documents, observed, registry, { ...ctx, liveListed: observations.liveListed });
   const { knownId } = observations;
   // A document read (or trusted) has the id found for it: none for one created (again, with --recreate-missing).
   addDigests(planned.changes, documents, (a) => (observed.has(a) ? observed.get(a)!.id : knownId?.(a)));
   return planned;
+}
+
+/** What every change is planned with but its observation: the releases, the reference graph, the state's view. */
+function contextOf(input: Omit<PlanInput, 'observations'>): PlanContext {
+  const { documents, state, releasable = () => true } = input;
+  const releases =
+    input.declared === false ? [] : undeclared(input.declared ?? documents, state).filter((u) => releasable(u.address));
+  return {
+    undeclared: releases,
+    graph: dependencyGraph(documents),
+    lastApplied: (a) => state.entry(a)?.fields,
+    stateId: (a) => state.idOf(a),
+  };
+}
+
+/** Changes planned as their documents are read (`observe`), for planFrom to take where nothing planned later
+ *  changes them. */
+export interface AsRead {
+  ctx: PlanContext;
+  observe(o: Observed): void;
+}
+
+/**
+ * Planning while reading: each document's change is made as its read ends, while the other requests are on the
+ * wire, instead of all of them after the last answer; planFrom takes a change made so (planChanges' `early`) unless
+ * a default's hand-over makes it wait for another. A change that cannot be made is made again by planFrom, which
+ * throws in the plan's own order.
+ */
+export function planAsRead(input: Omit<PlanInput, 'observations'>): AsRead {
+  const ctx: PlanContext = { ...contextOf(input), early: new Map() };
+  const planned = new Set(input.documents.map((d) => d.address));
+  return {
+    ctx,
+    observe: (o) => {
+      if (planned.has(o.doc.address)) ctx.early!.set(o.doc.address, { o, change: planEarly(input.registry, o, ctx) });
+    },
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // header, guardrails; the plan itself is planFrom's (plan/plan-from.ts). Thin, each step one call.
 import { applyPlan, type ApplyOptions } from '../apply/apply.js';
 import { errorCode, errorLine, Reported, TapedeckError, UserError } from '../errors.js';
-import { planFrom, planProjection } from '../plan/plan-from.js';
+import { planAsRead, planFrom, planProjection, type PlanInput } from '../plan/plan-from.js';
 import { otherStates } from './other-states.js';
 import { managedByPlan, refuseForeignOwners } from './owners.js';
 import { maskPlan } from '../plan/sensitive.js';
@@ -86,6 +86,7 @@ async function readDocuments(
   opts: ReadInputs,
   io: Io,
   knownId?: (a: string) => string | undefined,
+  onObserved?: (o: Observed) => void,
 ) {
   const registry = opts.registry;
   const reading = progress(io, progressMode(io, opts.quiet || opts.debug), 'reading', docs.length);
@@ -95,6 +96,7 @@ async function readDocuments(
     knownId,
     keep: planProjection(registry, state),
     onRead: () => reading.tick(),
+    onObserved,
   });
   reading.done();
   collectPhaseGarbage();
@@ -158,15 +160,17 @@ export async function readAndPlan(
 ): Promise<Pick<Plan, 'changes' | 'summary'>> {
   const { state } = r;
   const { knownId } = r;
-  const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId);
-  return planFrom({
+  const input: Omit<PlanInput, 'observations'> = {
     documents: r.planned,
     declared: r.all ?? false,
-    observations: { read: observed, trusted: r.trusted, knownId, liveListed },
     state,
     registry: opts.registry,
     releasable: targeted(opts.targets),
-  });
+  };
+  // Each change is planned as its document's read ends, while the other requests are on the wire.
+  const early = planAsRead(input);
+  const { observed, liveListed } = await readDocuments(r.read, state, client, opts, io, knownId, early.observe);
+  return planFrom({ ...input, observations: { read: observed, trusted: r.trusted, knownId, liveListed } }, early);
 }
 
 /**
