@@ -3,20 +3,39 @@
 // one would go. So the file is first moved aside (a rename: of several takers only one moves any one file), the file
 // moved is judged again, and put back when it is not the stale one (a fresh lock, taken in between).
 import { linkSync, renameSync, rmSync } from 'node:fs';
+import { UserError } from '../errors.js';
 
 /**
  * Moves the lock file at `path` aside, deletes it when `theStaleOne(aside)` says the file moved is the one judged
  * stale, and else puts it back. Returns whether the lock may be tried again at once (the stale one is gone, or
- * another taker moved it first); false when a live holder's lock was found (and put back).
+ * another taker moved it first); false when a live holder's lock was found (and put back). A rename that fails for
+ * another reason than the file being gone (a read-only mount, a directory not writable) is an error: the loops that
+ * call this are synchronous, so "try again at once" would spin for ever, past any deadline or signal. `rename` is
+ * the file system's own but in tests.
  */
-export function moveStaleAside(path: string, theStaleOne: (aside: string) => boolean): boolean {
+export function moveStaleAside(
+  path: string,
+  theStaleOne: (aside: string) => boolean,
+  rename: (from: string, to: string) => void = renameSync,
+): boolean {
   const aside = `${path}.stale.${process.pid}.${Math.random().toString(36).slice(2)}`;
   try {
-    renameSync(path, aside);
-  } catch {
-    return true; // someone else moved it first: just try again
+    rename(path, aside);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return true; // someone else moved it first: just try again
+    throw new UserError(`cannot move the stale lock file ${path} aside (${code ?? 'error'})`, {
+      code: 'E_STATE_BACKEND',
+    });
   }
-  if (theStaleOne(aside)) {
+  let stale: boolean;
+  try {
+    stale = theStaleOne(aside);
+  } catch (e) {
+    putBack(aside, path); // not judged: it may be a live holder's
+    throw e;
+  }
+  if (stale) {
     rmSync(aside, { force: true });
     return true;
   }
