@@ -213,7 +213,12 @@ export function allocate(
   // What the fleet was sending when the platform refused: the rates its holders used in their last leases.
   const sending = [...others.map((h) => h.used), ask.used].reduce((a, b) => a + b, 0);
   learn(doc, ask, now, Math.max(MIN_RATE, sending));
-  const configured = ceilingOf({ ...doc, learnt: undefined }, [...others, me]);
+  // What binds but for the learnt rate; a probe's ceiling is none (a share not known yet limits nothing here), or a
+  // share joining would drop the rate the fleet learnt from 429s.
+  const configured = ceilingOf({ ...doc, learnt: undefined, platform_limit: doc.platform_limit ?? null }, [
+    ...others,
+    me,
+  ]);
   grow(doc, now, configured);
   const ceiling = ceilingOf(doc, [...others, me]);
   const weights = others.reduce((s, h) => s + h.weight, 0) + ask.weight;

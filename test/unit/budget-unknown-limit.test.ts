@@ -144,3 +144,22 @@ describe('before an answer tells the limit a share is of', () => {
     expect(grants[1].ceiling).toBeCloseTo(HEADROOM * 100);
   });
 });
+
+describe('what the fleet learnt from 429s outlives a probe', () => {
+  // A probe's ceiling (PROBE_RPS) is no configured limit: the learnt rate is dropped only once it no longer binds
+  // what max_rps and a known limit allow, or a share joining a fleet that had learnt 40/s would forget it.
+  it.each<[string, Partial<LeaseAsk>]>([
+    ['a share joins, its limit not known yet', share],
+    ['a share joins and its process reports a 429 in the same ask', { ...share, refused: 1 }],
+  ])('%s: the learnt rate is kept', (_, joining) => {
+    const learnt = run([
+      { at: 0, ask: ask('agent', { used: 50 }) },
+      { at: 10, ask: ask('agent', { used: 50, refused: 0 }) },
+    ]).doc;
+    expect(learnt.learnt).toBeCloseTo(42.5);
+    const { doc } = allocate(learnt, ask('apply', joining), 20);
+    // kept (grown by the 10 ms since, or cut again by the 429 it reports), not dropped
+    expect(doc.learnt).toBeGreaterThan(30);
+    expect(doc.learnt).toBeLessThan(43);
+  });
+});
