@@ -7,17 +7,7 @@
 // refreshes its lock file every few seconds, and is gone once the file has gone unrefreshed for much longer. A lock
 // file that cannot be read (empty or torn: its taker crashed between creating and writing it) is taken over once
 // it is old enough that no live taker can still be writing it.
-import {
-  closeSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  type Stats,
-  unlinkSync,
-  utimesSync,
-  writeSync,
-  mkdirSync,
-} from 'node:fs';
+import { closeSync, lstatSync, openSync, readlinkSync, type Stats, utimesSync, writeSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
@@ -180,12 +170,17 @@ export async function acquireLock(statePath: string, timeoutMs = 0, refreshMs = 
   refresh.unref();
   return () => {
     clearInterval(refresh);
-    if (holdsLock(statePath)) unlinkSync(path);
+    // Moved aside and removed only if the file moved names this run: a check, then a removal by path, would remove
+    // the lock of a taker that came in between (after this holder stalled past the stale time).
+    if (holdsLock(statePath)) moveStaleAside(path, (aside) => mine(readHolder(aside)));
   };
 }
 
-/** Whether the lock file of `statePath` names this process (its run id: the pid alone may be an earlier one's). */
+/** Whether a lock file's holder is this process (its run id: the pid alone may be an earlier one's). */
+const mine = (holder: LockHolder | undefined) =>
+  !!holder && holder.pid === process.pid && holder.host === hostname() && holder.run === thisProcess().run;
+
+/** Whether the lock file of `statePath` names this process. */
 export function holdsLock(statePath: string): boolean {
-  const holder = readHolder(`${statePath}.lock`);
-  return !!holder && holder.pid === process.pid && holder.host === hostname() && holder.run === thisProcess().run;
+  return mine(readHolder(`${statePath}.lock`));
 }
