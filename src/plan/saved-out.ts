@@ -19,6 +19,15 @@ function head(file: string): string {
   }
 }
 
+/** The head of a file, or '' when it cannot be read (then it is no plan this run may replace). */
+function readableHead(file: string): string {
+  try {
+    return head(file);
+  } catch {
+    return '';
+  }
+}
+
 /** The real path of `path`, or of its nearest ancestor that exists with the rest appended (a file not yet made). */
 function realOrPlanned(path: string): string {
   try {
@@ -38,7 +47,8 @@ export function planOutProblem(file: string, dir: string): string | undefined {
     st = undefined; // not there yet (or unreadable: the write says so)
   }
   if (st?.isDirectory()) return 'is a directory: name the plan file';
-  if (st && !(st.isFile() && SAVED_PLAN_HEAD.test(head(file))))
+  // An empty file holds nothing to lose (`plan --out "$(mktemp)"`).
+  if (st && !(st.isFile() && (st.size === 0 || SAVED_PLAN_HEAD.test(readableHead(file)))))
     return 'exists and is not a tapedeck plan: it would be overwritten (remove it first, or choose another name)';
   if (!st && isYamlName(file) && within(realOrPlanned(file), realOrPlanned(dir)))
     return 'is inside DIR with a .yaml/.yml name: the next run would read it as a document (name it .json, or write it outside DIR)';

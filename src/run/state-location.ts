@@ -40,13 +40,17 @@ function notMistyped(raw: string, from: string, io: Io): void {
   if (problem) throw new UserError(`${from}: ${problem}`);
 }
 
-/** A state named on the command line (`from`: the flag or argument): a postgres:// URL, else a file. */
-export function namedState(raw: string, from: string, io: Io): StateLocation {
+/**
+ * A state named by `from` (a flag, an argument, or TAPEDECK_STATE_URL for the agent's shared database): a
+ * postgres:// URL, else a file. A password written in a URL on the command line (`onCommandLine`) is warned about.
+ */
+export function namedState(raw: string, from: string, io: Io, onCommandLine = true): StateLocation {
   if (isPostgresUrl(raw)) {
     const loc = database(raw, from, io);
-    const inUrl = secretsInUrl(raw);
+    const inUrl = onCommandLine ? secretsInUrl(raw) : [];
     const where = `a password in ${from} (give it in PGPASSWORD or ~/.pgpass, or the whole URL in TAPEDECK_STATE_URL)`;
-    warnSecretsInArgv(inUrl.length ? [where] : [], inUrl, io, `tapedeck ${process.argv[2] ?? ''}`.trim());
+    // The whole URL is what the command line holds, however its password is encoded.
+    warnSecretsInArgv(inUrl.length ? [where] : [], [raw], io, `tapedeck ${process.argv[2] ?? ''}`.trim());
     return loc;
   }
   notMistyped(raw, from, io);

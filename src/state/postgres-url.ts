@@ -112,6 +112,11 @@ export function secretsInUrl(raw: string): string[] {
     const url = new URL(raw);
     if (url.password) out.push(url.password, decodeURIComponent(url.password));
     for (const [k, v] of url.searchParams) if (SECRET_PARAMS.has(k) && v) out.push(v);
+    // ...and a secret parameter as written, still percent-encoded (as the command line and a log show it)
+    for (const pair of url.search.slice(1).split('&')) {
+      const [k, v] = pair.split('=');
+      if (v && SECRET_PARAMS.has(decodeURIComponent(k))) out.push(v);
+    }
   } catch {
     /* not a URL (parsePgUrl refused it), or a password that is not percent-encoding (refused there too) */
   }

@@ -60,9 +60,12 @@ describe('plan --out', () => {
     expect(readFileSync(join(dir, state), 'utf8')).toBe(before);
   });
 
-  it('replaces a saved plan, and writes a .yaml outside DIR', async () => {
+  it('replaces a saved plan or an empty file, and writes a .yaml outside DIR', async () => {
     emu = await emulator(seed());
     const dir = docs();
+    writeFileSync(join(dir, 'empty.json'), '');
+    expect((await plan(dir, 'empty.json')).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'empty.json'), 'utf8')).format_version).toBe(1);
     expect((await plan(dir, 'plan.json')).code).toBe(0);
     expect((await plan(dir, 'plan.json')).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')).format_version).toBe(1);

@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/server.js';
 import { runCli, testdir } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
+import { secretsInUrl } from '../../src/state/postgres-url.js';
+import { namedState } from '../../src/run/state-location.js';
 
 const SECRET = 'hunter2-Secret';
 const offer = { kind: 'Offer', name: 'a', spec: { project_id: 'p', name: 'A' } };
@@ -111,5 +113,26 @@ describe('a password in --state', () => {
       if (warned) expect(warnings[0]).toMatch(/PGPASSWORD.*TAPEDECK_STATE_URL/);
     }
     expect(emu.writes()).toEqual([]);
+  });
+});
+
+describe('a password written in a state URL', () => {
+  it.each([
+    ['--state', true, 1],
+    ['TAPEDECK_STATE_URL', false, 0],
+  ] as const)('named by %s (the agent shares its database so): %d warning(s)', (from, onCommandLine, count) => {
+    const said: string[] = [];
+    const io = { out: () => {}, err: (t: string) => void said.push(t), env: {}, cwd: '/', isTTY: false };
+    const loc = namedState(`postgres://ci:${SECRET}@127.0.0.1:1/infra`, from, io, onCommandLine);
+    expect(loc.kind).toBe('postgres');
+    expect(said.filter((t) => t.startsWith(`warning: a password in ${from}`))).toHaveLength(count);
+  });
+
+  it.each([
+    ['postgres://ci@h/db?password=p%40ss', 'p%40ss'],
+    ['postgres://ci:p%40ss@h/db', 'p%40ss'],
+    ['postgres://ci:plain@h/db?sslpassword=k%2Fey', 'k%2Fey'],
+  ])('%s: found as written too, as ps shows it', (url, written) => {
+    expect(secretsInUrl(url)).toContain(written);
   });
 });

@@ -64,7 +64,7 @@ export function singleStatus(agent: Agent, settings: AgentSettings): object {
 function sharedDatabase(s: Start) {
   const raw = s.runFlags.state ?? s.io.env.TAPEDECK_STATE_URL;
   if (!raw) return undefined;
-  const loc = namedState(raw, s.runFlags.state ? '--state' : 'TAPEDECK_STATE_URL', s.io);
+  const loc = namedState(raw, s.runFlags.state ? '--state' : 'TAPEDECK_STATE_URL', s.io, !!s.runFlags.state);
   if (loc.kind === 'file')
     throw new UserError(
       '--state FILE holds one configuration: with several (--path given more than once, or a glob), give a postgres:// state or none (each configuration then has its own file under .tapedeck/)',
