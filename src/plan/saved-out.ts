@@ -2,7 +2,7 @@
 // document, the state, notes: one slip in a shell's history would lose it), a directory, or a new *.yaml/*.yml inside
 // DIR, which the next run would read as a document and fail on. Asked before anything is read from the platform.
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isYamlName, within } from '../load/files.js';
 
 /** How every saved plan begins (jsonText of the plan: its first two keys); the state file has other keys. */
@@ -34,7 +34,7 @@ function realOrPlanned(path: string): string {
     return realpathSync(path);
   } catch {
     const up = dirname(path);
-    return up === path ? path : resolve(realOrPlanned(up), path.slice(up.length + 1));
+    return up === path ? path : join(realOrPlanned(up), basename(path));
   }
 }
 

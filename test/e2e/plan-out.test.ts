@@ -8,6 +8,7 @@ import type { Emulator } from '../../src/emulator/server.js';
 import { against, runCli } from '../helpers/cli.js';
 import { emulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/tmp.js';
+import { planOutProblem } from '../../src/plan/saved-out.js';
 import { docs, seed } from '../helpers/workflow.js';
 
 let emu: Emulator | undefined;
@@ -73,5 +74,15 @@ describe('plan --out', () => {
     const run = await plan(dir, outside);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(readFileSync(outside, 'utf8')).tapedeck_version).toEqual(expect.any(String));
+  });
+});
+
+describe('where a new plan file would be', () => {
+  it.each([
+    ['a .yaml in a folder not made yet below DIR', (dir: string) => join(dir, 'new', 'deeper', 'plan.yaml'), true],
+    ['a .yaml in a top-level folder that does not exist', () => '/tapedeck-no-such-dir/plan.yaml', false],
+  ])('%s: refused only inside DIR', (_what, file, inside) => {
+    const dir = tempDir('plan-out');
+    expect(planOutProblem(file(dir), dir) !== undefined).toBe(inside);
   });
 });
