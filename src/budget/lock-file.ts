@@ -4,11 +4,11 @@
 // by its token and its time). The holder checks the lock is still its own right before it writes, and removes only
 // its own: a holder stalled past STALE_LOCK_MS finds the lock taken over, writes nothing, and asks again.
 import { randomUUID } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readBounded } from '../util/files.js';
-import { moveStaleAside } from '../util/lock-aside.js';
+import { createLockFile, moveStaleAside } from '../util/lock-aside.js';
 
 /** A lock file older than this is a crashed holder's: a live one holds it for one read and one write. */
 export const STALE_LOCK_MS = 2000;
@@ -51,22 +51,13 @@ function look(path: string): Found | undefined {
 
 /** Whether the lock file was made now with `token` in it (false: another holds it). */
 function create(path: string, token: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o600);
+    return createLockFile(path, token);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code !== 'ENOENT') throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     mkdirSync(dirname(path), { recursive: true });
-    return create(path, token);
+    return createLockFile(path, token);
   }
-  try {
-    writeSync(fd, token);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
 }
 
 const same = (a: Found | undefined, b: Found) => !!a && a.token === b.token && a.mtimeMs === b.mtimeMs;

@@ -7,13 +7,13 @@
 // refreshes its lock file every few seconds, and is gone once the file has gone unrefreshed for much longer. A lock
 // file that cannot be read (empty or torn: its taker crashed between creating and writing it) is taken over once
 // it is old enough that no live taker can still be writing it.
-import { closeSync, lstatSync, openSync, readlinkSync, type Stats, utimesSync, writeSync, mkdirSync } from 'node:fs';
+import { lstatSync, readlinkSync, type Stats, utimesSync, mkdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import { UserError } from '../errors.js';
 import { readBounded } from '../util/files.js';
-import { moveStaleAside } from '../util/lock-aside.js';
+import { createLockFile, moveStaleAside } from '../util/lock-aside.js';
 import { startedAt, thisProcess, type ProcessIdentity } from './process-identity.js';
 
 /** Who holds a lock; one written by an older tapedeck names only the host, the pid and since. */
@@ -102,12 +102,8 @@ const stale = (f: Found) => (f.holder ? holderGone(f.holder, f.mtimeMs) : Date.n
 
 function tryCreate(path: string, me: LockHolder): boolean {
   try {
-    const fd = openSync(path, 'wx', 0o600);
-    writeSync(fd, JSON.stringify(me));
-    closeSync(fd);
-    return true;
+    return createLockFile(path, JSON.stringify(me));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new UserError(`cannot create lock file ${path}: ${(e as NodeJS.ErrnoException).code}`, {
       code: 'E_STATE_BACKEND',
     });

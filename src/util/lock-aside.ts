@@ -1,8 +1,9 @@
 // Taking over a lock file judged stale, when several processes may judge it at once. Removing the path judged is
 // not safe: another taker may have removed the stale file and made its own fresh lock there in between, and that
 // one would go. So the file is first moved aside (a rename: of several takers only one moves any one file), the file
-// moved is judged again, and put back when it is not the stale one (a fresh lock, taken in between).
-import { linkSync, renameSync, rmSync } from 'node:fs';
+// moved is judged again, and put back when it is not the stale one (a fresh lock, taken in between). Also how a
+// lock file is made: exclusively, with its taker's mark in it. Shared by the state's lock and the budget's.
+import { closeSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { UserError } from '../errors.js';
 
 /**
@@ -60,4 +61,24 @@ function putBack(aside: string, path: string): void {
     }
   }
   rmSync(aside, { force: true });
+}
+
+/**
+ * Whether the lock file at `path` was made now, exclusively, holding `text` (its taker's mark); false: it exists (a
+ * holder has it). Any other failure is thrown as it is, for the caller to name.
+ */
+export function createLockFile(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
