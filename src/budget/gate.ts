@@ -145,7 +145,7 @@ export class BudgetGate {
     const seen = limit ?? this.platformLimit ?? null;
     if (this.platformLimit === seen) return;
     this.platformLimit = seen;
-    if (this.opts.share === undefined && !this.last?.probe) return;
+    if (!this.wantsLimit) return;
     this.endsAt = -Infinity;
     void this.renew();
   }
@@ -208,8 +208,7 @@ export class BudgetGate {
     this.probed ||= probeStart;
     this.setRate(grant.rate, clock.ms(), probeStart);
     // The platform's limit learnt while this ask was on its way: the grant did not know it.
-    if (this.platformLimit !== ask.platform_limit && (this.opts.share !== undefined || grant.probe))
-      this.endsAt = -Infinity;
+    if (this.platformLimit !== ask.platform_limit && this.wantsLimit) this.endsAt = -Infinity;
     this.opts.debug?.(
       `budget: ${Number.isFinite(grant.rate) ? grant.rate.toFixed(1) : 'no limit'} requests/s for ${grant.forMs} ms (fleet ceiling ${Number.isFinite(grant.ceiling) ? grant.ceiling.toFixed(1) : 'none'})`,
     );
