@@ -12,8 +12,9 @@ import { createLockFile, moveStaleAside } from '../util/lock-aside.js';
 
 /** A lock file older than this is a crashed holder's: a live one holds it for one read and one write. */
 export const STALE_LOCK_MS = 2000;
-/** How long a lease waits for the lock before the store counts as unreachable. */
-export const LOCK_WAIT_MS = 1500;
+/** How long a lease waits for the lock before the store counts as unreachable: longer than a crashed holder's lock
+ *  takes to go stale, so that a lock left by a holder that died just now is taken over, not given up on. */
+export const LOCK_WAIT_MS = STALE_LOCK_MS + 500;
 
 /** Points where a test acts as another process between two steps. */
 export interface LockSeams {
@@ -21,6 +22,10 @@ export interface LockSeams {
   judgedStale?: () => void;
   /** the lock is taken, the bucket read; about to write */
   beforeWrite?: () => void;
+  /** the time, compared with lock files' modification times (ms since the epoch; Date.now by default) */
+  now?: () => number;
+  /** waits between two tries (a real timer by default; a test's clock moves on instead of waiting) */
+  pause?: (ms: number) => Promise<void>;
 }
 
 export interface HeldLock {
@@ -64,7 +69,8 @@ const same = (a: Found | undefined, b: Found) => !!a && a.token === b.token && a
 
 export async function takeLock(path: string, seams: LockSeams = {}): Promise<HeldLock> {
   const token = randomUUID();
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const { now = Date.now, pause = sleep } = seams;
+  const deadline = now() + LOCK_WAIT_MS;
   for (;;) {
     if (create(path, token)) {
       const holds = () => look(path)?.token === token;
@@ -73,11 +79,11 @@ export async function takeLock(path: string, seams: LockSeams = {}): Promise<Hel
       return { holds, release };
     }
     const found = look(path);
-    if (found && Date.now() - found.mtimeMs > STALE_LOCK_MS) {
+    if (found && now() - found.mtimeMs > STALE_LOCK_MS) {
       seams.judgedStale?.();
       if (moveStaleAside(path, (aside) => same(look(aside), found))) continue;
     }
-    if (Date.now() > deadline) throw new Error(`the lock file ${path} was held for over ${LOCK_WAIT_MS} ms`);
-    await sleep(2);
+    if (now() > deadline) throw new Error(`the lock file ${path} was held for over ${LOCK_WAIT_MS} ms`);
+    await pause(2);
   }
 }

@@ -18,6 +18,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileBudgetStore } from '../../src/budget/file-store.js';
+import { LOCK_WAIT_MS, STALE_LOCK_MS } from '../../src/budget/lock-file.js';
 import { leaseAsk } from '../helpers/budget.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -35,6 +36,26 @@ function staleLock(): { bucket: string; lock: string } {
   return { bucket, lock };
 }
 
+/**
+ * A clock for the lock that moves on as it pauses, instead of waiting on real seconds; `whilePaused` acts as the
+ * other process does meanwhile (keeping its lock fresh, as a live holder's is).
+ */
+function virtualTime(whilePaused: (now: number) => void = () => {}) {
+  let t = Date.now();
+  return {
+    now: () => t,
+    pause: async (ms: number) => {
+      t += ms;
+      whilePaused(t);
+    },
+  };
+}
+
+/** A live holder's lock, made fresh at `now`: what a process holding it throughout looks like. */
+function keepFresh(lock: string, now: number): void {
+  if (existsSync(lock) && readFileSync(lock, 'utf8') === 'other-taker') utimesSync(lock, now / 1000, now / 1000);
+}
+
 /** Another taker: it removes the stale lock and takes its own, fresh, as a second process would. */
 function anotherTakes(lock: string): void {
   unlinkSync(lock);
@@ -42,6 +63,20 @@ function anotherTakes(lock: string): void {
 }
 
 describe('the file bucket lock', () => {
+  it('a lock its holder left when it crashed just now is waited for until stale, and taken over: no fallback', async () => {
+    // A waiter that gave up before the lock went stale would count the store as unreachable and fall back to its
+    // conservative rate for nothing (LOCK_WAIT_MS used to be shorter than STALE_LOCK_MS).
+    const { bucket, lock } = staleLock();
+    const clock = virtualTime();
+    const fresh = new Date(clock.now());
+    utimesSync(lock, fresh, fresh);
+    const grant = await new FileBudgetStore(bucket, clock).lease(ask);
+    expect(grant.rate).toBeCloseTo(95);
+    expect(clock.now() - fresh.getTime()).toBeGreaterThanOrEqual(STALE_LOCK_MS);
+    expect(clock.now() - fresh.getTime()).toBeLessThanOrEqual(LOCK_WAIT_MS);
+    expect(existsSync(lock)).toBe(false);
+  });
+
   it('a lock file a crashed holder left is taken over, and released after the lease', async () => {
     const { bucket, lock } = staleLock();
     const grant = await new FileBudgetStore(bucket).lease(ask);
@@ -58,6 +93,7 @@ describe('the file bucket lock', () => {
         if (!acted) anotherTakes(lock);
         acted = true;
       },
+      ...virtualTime((now) => keepFresh(lock, now)),
     });
     // The other holds its lock throughout: this lease waits for it, and gives up without having written.
     await expect(store.lease(ask)).rejects.toThrow(/held for over/);
@@ -84,7 +120,10 @@ describe('the file bucket lock', () => {
   it('a holder whose lock was taken over before it wrote (it stalled) writes nothing, and leaves the lock be', async () => {
     const { bucket, lock } = staleLock();
     rmSync(lock);
-    const store = new FileBudgetStore(bucket, { beforeWrite: () => !existsSync(bucket) && anotherTakes(lock) });
+    const store = new FileBudgetStore(bucket, {
+      beforeWrite: () => !existsSync(bucket) && anotherTakes(lock),
+      ...virtualTime((now) => keepFresh(lock, now)),
+    });
     await expect(store.lease(ask)).rejects.toThrow(/held for over/);
     expect(readFileSync(lock, 'utf8')).toBe('other-taker');
     expect(existsSync(bucket)).toBe(false);
