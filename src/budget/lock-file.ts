@@ -6,8 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { lstatSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { readBounded } from '../util/files.js';
+import type { Clock } from '../types.js';
+import { systemClock } from '../util/clock.js';
 import { createLockFile, moveStaleAside } from '../util/lock-aside.js';
 
 /** A lock file older than this is a crashed holder's: a live one holds it for one read and one write. */
@@ -22,10 +23,9 @@ export interface LockSeams {
   judgedStale?: () => void;
   /** the lock is taken, the bucket read; about to write */
   beforeWrite?: () => void;
-  /** the time, compared with lock files' modification times (ms since the epoch; Date.now by default) */
-  now?: () => number;
-  /** waits between two tries (a real timer by default; a test's clock moves on instead of waiting) */
-  pause?: (ms: number) => Promise<void>;
+  /** the clock that lock files' modification times are judged by, and the waits between tries run on (the
+   *  system's by default; a test's moves on instead of waiting) */
+  clock?: Clock;
 }
 
 export interface HeldLock {
@@ -69,7 +69,8 @@ const same = (a: Found | undefined, b: Found) => !!a && a.token === b.token && a
 
 export async function takeLock(path: string, seams: LockSeams = {}): Promise<HeldLock> {
   const token = randomUUID();
-  const { now = Date.now, pause = sleep } = seams;
+  const { clock = systemClock } = seams;
+  const now = () => clock.now().getTime();
   const deadline = now() + LOCK_WAIT_MS;
   for (;;) {
     if (create(path, token)) {
@@ -84,6 +85,6 @@ export async function takeLock(path: string, seams: LockSeams = {}): Promise<Hel
       if (moveStaleAside(path, (aside) => same(look(aside), found))) continue;
     }
     if (now() > deadline) throw new Error(`the lock file ${path} was held for over ${LOCK_WAIT_MS} ms`);
-    await pause(2);
+    await clock.timer(2).done;
   }
 }

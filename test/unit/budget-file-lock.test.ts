@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { FileBudgetStore } from '../../src/budget/file-store.js';
 import { LOCK_WAIT_MS, STALE_LOCK_MS } from '../../src/budget/lock-file.js';
 import { leaseAsk } from '../helpers/budget.js';
+import { VirtualClock } from '../helpers/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ask = leaseAsk('a', { max_rps: 100 });
@@ -37,29 +38,16 @@ function staleLock(): { bucket: string; lock: string } {
 }
 
 /**
- * A clock for the lock that moves on as it pauses, instead of waiting on real seconds; `whilePaused` acts as the
- * other process does meanwhile (keeping its lock fresh, as a live holder's is).
+ * Another taker: it removes the stale lock and takes its own, fresh, as a second process would; with `clock`, it
+ * holds it for longer than anyone waits (its time stays fresh to that clock, as a live holder's would).
  */
-function virtualTime(whilePaused: (now: number) => void = () => {}) {
-  let t = Date.now();
-  return {
-    now: () => t,
-    pause: async (ms: number) => {
-      t += ms;
-      whilePaused(t);
-    },
-  };
-}
-
-/** A live holder's lock, made fresh at `now`: what a process holding it throughout looks like. */
-function keepFresh(lock: string, now: number): void {
-  if (existsSync(lock) && readFileSync(lock, 'utf8') === 'other-taker') utimesSync(lock, now / 1000, now / 1000);
-}
-
-/** Another taker: it removes the stale lock and takes its own, fresh, as a second process would. */
-function anotherTakes(lock: string): void {
+function anotherTakes(lock: string, clock?: VirtualClock): void {
   unlinkSync(lock);
   writeFileSync(lock, 'other-taker', { flag: 'wx' });
+  if (clock) {
+    const fresh = new Date(clock.now().getTime() + LOCK_WAIT_MS);
+    utimesSync(lock, fresh, fresh);
+  }
 }
 
 describe('the file bucket lock', () => {
@@ -67,13 +55,13 @@ describe('the file bucket lock', () => {
     // A waiter that gave up before the lock went stale would count the store as unreachable and fall back to its
     // conservative rate for nothing (LOCK_WAIT_MS used to be shorter than STALE_LOCK_MS).
     const { bucket, lock } = staleLock();
-    const clock = virtualTime();
-    const fresh = new Date(clock.now());
+    const clock = new VirtualClock();
+    const fresh = clock.now();
     utimesSync(lock, fresh, fresh);
-    const grant = await new FileBudgetStore(bucket, clock).lease(ask);
+    const grant = await new FileBudgetStore(bucket, { clock }).lease(ask);
     expect(grant.rate).toBeCloseTo(95);
-    expect(clock.now() - fresh.getTime()).toBeGreaterThanOrEqual(STALE_LOCK_MS);
-    expect(clock.now() - fresh.getTime()).toBeLessThanOrEqual(LOCK_WAIT_MS);
+    expect(clock.now().getTime() - fresh.getTime()).toBeGreaterThanOrEqual(STALE_LOCK_MS);
+    expect(clock.now().getTime() - fresh.getTime()).toBeLessThanOrEqual(LOCK_WAIT_MS);
     expect(existsSync(lock)).toBe(false);
   });
 
@@ -88,12 +76,13 @@ describe('the file bucket lock', () => {
   it('judged stale, but taken fresh by another meanwhile: that lock is not removed, and waited for', async () => {
     const { bucket, lock } = staleLock();
     let acted = false;
+    const clock = new VirtualClock();
     const store = new FileBudgetStore(bucket, {
       judgedStale: () => {
-        if (!acted) anotherTakes(lock);
+        if (!acted) anotherTakes(lock, clock);
         acted = true;
       },
-      ...virtualTime((now) => keepFresh(lock, now)),
+      clock,
     });
     // The other holds its lock throughout: this lease waits for it, and gives up without having written.
     await expect(store.lease(ask)).rejects.toThrow(/held for over/);
@@ -120,9 +109,10 @@ describe('the file bucket lock', () => {
   it('a holder whose lock was taken over before it wrote (it stalled) writes nothing, and leaves the lock be', async () => {
     const { bucket, lock } = staleLock();
     rmSync(lock);
+    const clock = new VirtualClock();
     const store = new FileBudgetStore(bucket, {
-      beforeWrite: () => !existsSync(bucket) && anotherTakes(lock),
-      ...virtualTime((now) => keepFresh(lock, now)),
+      beforeWrite: () => !existsSync(bucket) && anotherTakes(lock, clock),
+      clock,
     });
     await expect(store.lease(ask)).rejects.toThrow(/held for over/);
     expect(readFileSync(lock, 'utf8')).toBe('other-taker');
