@@ -25,14 +25,15 @@ import { tempDir } from '../helpers/tmp.js';
 
 const ask = leaseAsk('a', { max_rps: 100 });
 
-/** A bucket file's path in a directory of its own, and a lock file a crashed holder left there 10 s ago. */
-function staleLock(): { bucket: string; lock: string } {
+/** A bucket file's path in a directory of its own, and a lock file a crashed holder left there 10 s ago (by `clock`:
+ *  a virtual clock's time is not the file system's). */
+function staleLock(clock?: VirtualClock): { bucket: string; lock: string } {
   const dir = tempDir();
   mkdirSync(dir, { recursive: true });
   const bucket = join(dir, 'budget-x.json');
   const lock = `${bucket}.lock`;
   writeFileSync(lock, 'crashed-holder');
-  const old = new Date(Date.now() - 10_000);
+  const old = new Date((clock?.now() ?? new Date()).getTime() - 10_000);
   utimesSync(lock, old, old);
   return { bucket, lock };
 }
@@ -54,8 +55,8 @@ describe('the file bucket lock', () => {
   it('a lock its holder left when it crashed just now is waited for until stale, and taken over: no fallback', async () => {
     // A waiter that gave up before the lock went stale would count the store as unreachable and fall back to its
     // conservative rate for nothing (LOCK_WAIT_MS used to be shorter than STALE_LOCK_MS).
-    const { bucket, lock } = staleLock();
     const clock = new VirtualClock();
+    const { bucket, lock } = staleLock(clock);
     const fresh = clock.now();
     utimesSync(lock, fresh, fresh);
     const grant = await new FileBudgetStore(bucket, { clock }).lease(ask);
@@ -74,9 +75,9 @@ describe('the file bucket lock', () => {
   });
 
   it('judged stale, but taken fresh by another meanwhile: that lock is not removed, and waited for', async () => {
-    const { bucket, lock } = staleLock();
-    let acted = false;
     const clock = new VirtualClock();
+    const { bucket, lock } = staleLock(clock);
+    let acted = false;
     const store = new FileBudgetStore(bucket, {
       judgedStale: () => {
         if (!acted) anotherTakes(lock, clock);
@@ -107,9 +108,9 @@ describe('the file bucket lock', () => {
   });
 
   it('a holder whose lock was taken over before it wrote (it stalled) writes nothing, and leaves the lock be', async () => {
-    const { bucket, lock } = staleLock();
-    rmSync(lock);
     const clock = new VirtualClock();
+    const { bucket, lock } = staleLock(clock);
+    rmSync(lock);
     const store = new FileBudgetStore(bucket, {
       beforeWrite: () => !existsSync(bucket) && anotherTakes(lock, clock),
       clock,
